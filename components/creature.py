@@ -1,0 +1,174 @@
+"""Creature components: plain data, every field of SCENARIO.md's creature schema.
+
+Some fields are read only by rules that arrive in later issues (stats, armor, skills...);
+they exist now so scenarios and saves carry them from the start. Hot per-pulse counters
+(wait, daze) live in the World's dense lag arrays, indexed by `Creature.slot`, so the idle
+pulse is one numpy operation (R-LAG-1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from affray.components.registry import component
+
+
+@component
+@dataclass(slots=True)
+class Spawn:
+    """Spawn number: strictly increasing, never reused; breaks every tie (R-GRID-3)."""
+
+    number: int
+
+
+@component
+@dataclass(slots=True)
+class Position:
+    """The cell a creature or item is on."""
+
+    x: int
+    y: int
+
+
+@component
+@dataclass(slots=True)
+class Creature:
+    """Identity of a creature: scenario id, template, race, profession, flags."""
+
+    id: str
+    slot: int
+    template: str | None = None
+    race: str = "human"
+    profession: str = "mobile"
+    player: bool = False
+    undead: bool = False
+    immortal: bool = False
+    npc_tier: int = 0
+
+
+@component
+@dataclass(slots=True)
+class Vitals:
+    """Hit points, movement points and position (standing, fighting, sleeping...)."""
+
+    hp: int
+    max_hp: int
+    move: int = 100
+    alive: bool = True
+    position: str = "standing"
+
+
+@component
+@dataclass(slots=True)
+class Level:
+    """Level, remort levels (R-LVL-1) and alignment (-1000..1000)."""
+
+    level: int = 1
+    remorts: int = 0
+    alignment: int = 0
+
+
+@component
+@dataclass(slots=True)
+class Stats:
+    """The seven stats; tables in content index by the current value (0..28)."""
+
+    strength: int = 13
+    intelligence: int = 13
+    wisdom: int = 13
+    dexterity: int = 13
+    constitution: int = 13
+    charisma: int = 13
+    willpower: int = 12
+
+
+@component
+@dataclass(slots=True)
+class Offense:
+    """Hitroll, damroll and an NPC's hand dice (count, size, bonus)."""
+
+    hitroll: int = 0
+    damroll: int = 0
+    hand_dice: tuple[int, int, int] | None = None
+
+
+@component
+@dataclass(slots=True)
+class Defense:
+    """Saving throw, armor points per column (R-HIT-10) and an NPC's listed defences."""
+
+    saving_throw: int = 0
+    armor_bash: int = 0
+    armor_pierce: int = 0
+    armor_slash: int = 0
+    armor_exotic: int = 0
+    defences: tuple[str, ...] = ()
+
+
+@component
+@dataclass(slots=True)
+class Immunities:
+    """Immune, resistant and vulnerable bit sets (R-IMM-2), as ints of content bits."""
+
+    imm: int = 0
+    res: int = 0
+    vuln: int = 0
+
+
+@component
+@dataclass(slots=True)
+class Affects:
+    """Named affects (sanctuary, stun, weak_stun, conductor...) with their levels.
+
+    A level of -2 marks a permanent affect, -1 an affect counted five levels higher for
+    dispel (R-SAVE-9). `source` says where an affect came from ("equipment" cannot be
+    dispelled while worn, R-IMM-6).
+    """
+
+    levels: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+@component
+@dataclass(slots=True)
+class Statuses:
+    """Statuses with degrees (burning, sluggish, corroded, poisoned) and pulses left."""
+
+    degrees: dict[str, int] = field(default_factory=dict)
+    pulses_left: dict[str, int] = field(default_factory=dict)
+
+
+@component
+@dataclass(slots=True)
+class Skills:
+    """Learned skill percentages by skill name."""
+
+    learned: dict[str, int] = field(default_factory=dict)
+
+
+@component
+@dataclass(slots=True)
+class WornItem:
+    """One piece of worn gear: an item name, its slot, and whether acid damaged it."""
+
+    item: str
+    slot: str
+    damaged: bool = False
+
+
+@component
+@dataclass(slots=True)
+class Equipment:
+    """The wielded weapon (an item name) and worn gear, body armour first."""
+
+    wield: str | None = None
+    worn: list[WornItem] = field(default_factory=list)
+
+
+@component
+@dataclass(slots=True)
+class Combat:
+    """Whom the creature fights (a creature id) and its last combat round."""
+
+    fighting: str | None = None
+    rounds: int = 0

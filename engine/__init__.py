@@ -1,0 +1,49 @@
+"""affray: an entity-component-system grid combat engine.
+
+    import affray
+    world = affray.load_scenario("lake.toml", seed=7)
+    world.run()
+    for event in world.events:
+        print(event.to_dict())
+
+The public API is SCENARIO.md's: `load_scenario`, `World` (run, tick, submit, events,
+snapshot, save), `load_world`, `batch`, the actions `Attack`, `Cast`, `Move`, and the
+errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`.
+"""
+
+from affray.actions import Attack, Cast, Move
+from affray.batch import batch
+from affray.content_loader import Content, default_content
+from affray.errors import (
+    ActionError,
+    AffrayError,
+    ContentError,
+    NotYetError,
+    SaveError,
+    ScenarioError,
+)
+from affray.save import load_world
+from affray.scenario import builtin_scenario, load_scenario
+from affray.world import World
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ActionError",
+    "AffrayError",
+    "Attack",
+    "Cast",
+    "Content",
+    "ContentError",
+    "Move",
+    "NotYetError",
+    "SaveError",
+    "ScenarioError",
+    "World",
+    "__version__",
+    "batch",
+    "builtin_scenario",
+    "default_content",
+    "load_scenario",
+    "load_world",
+]

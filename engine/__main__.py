@@ -1,0 +1,7 @@
+"""`python -m affray`: the same as the `affray` command."""
+
+import sys
+
+from affray.cli import main
+
+sys.exit(main())

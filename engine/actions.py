@@ -1,0 +1,73 @@
+"""Actions a game or scenario submits: Attack, Cast, Move (SCENARIO.md).
+
+Actions are small frozen msgspec Structs: typed, keyword-constructed, and plain data in
+saves. `World.submit` validates one at once (R-ENG-2) and queues it on its actor; the
+queue is a component, so pending actions are saved with the world.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from msgspec import Struct
+
+from affray.components import component
+
+Cell = tuple[int, int]
+
+
+class Action(Struct, frozen=True, kw_only=True, tag_field="action", tag=str.lower):
+    """Base of the actions; `actor` is a creature id."""
+
+    actor: str
+
+
+class Attack(Action, frozen=True, kw_only=True):
+    """Start fighting `target` (a creature id); rounds follow every 12 pulses."""
+
+    target: str
+
+
+class Cast(Action, frozen=True, kw_only=True):
+    """Cast `spell` at a creature id or an (x, y) cell, from mana, scroll, wand, trap, breath."""
+
+    spell: str
+    target: str | Cell
+    via: str = "mana"
+
+
+class Move(Action, frozen=True, kw_only=True):
+    """Step to a neighbouring cell `to` (x, y)."""
+
+    to: Cell
+
+
+AnyAction = Attack | Cast | Move
+
+
+def action_name(action: Action) -> str:
+    """The action's kind as events name it: attack, cast, move."""
+    return type(action).__name__.lower()
+
+
+@component
+@dataclass(slots=True)
+class ActionQueue:
+    """Valid actions waiting for their actor's wait to reach 0, first in, first out."""
+
+    pending: list[AnyAction] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Casting:
+    """A cast the Spell system resolves this pulse, handed over by the action step.
+
+    Not a component: a cast is resolved in the pulse it is issued, so it never needs
+    saving, and adding a component would clear esper's query cache mid-pulse.
+    """
+
+    actor: int
+
+    spell: str
+    target: str | Cell
+    via: str = "mana"

@@ -1,0 +1,341 @@
+"""Load content: TOML files validated into frozen definitions, layered, cross-checked.
+
+The default content (the TOML files of `affray.content`) is parsed once per process and
+shared by every world (`default_content()`); a scenario's inline `[content.<kind>.<name>]`
+tables are layered over it (`Content.layered`). Every error names the file, the entry and
+the field (R-ENG-1).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from affray.defs import (
+    ARMOR_COLUMNS,
+    POSITIONS,
+    SHAPES,
+    CreatureTemplate,
+    DamageDef,
+    FightConfig,
+    FloorLossDef,
+    GearDef,
+    ItemClassDef,
+    ItemDef,
+    MaterialDef,
+    ProfessionDef,
+    SavesConfig,
+    SpellDef,
+    StatTables,
+    StatusDef,
+    WorldConfig,
+    decode_error_field,
+)
+from affray.dice import parse_dice
+from affray.errors import ContentError
+
+# Kinds whose tables hold named entries, and the definition type of each entry.
+NAMED_KINDS: dict[str, type] = {
+    "materials": MaterialDef,
+    "item_classes": ItemClassDef,
+    "items": ItemDef,
+    "professions": ProfessionDef,
+    "spells": SpellDef,
+    "statuses": StatusDef,
+    "creatures": CreatureTemplate,
+    "floor_loss": FloorLossDef,
+}
+# Kinds that are one table each (configs), deep-merged when layered.
+SINGLE_KINDS: dict[str, type] = {
+    "damage": DamageDef,
+    "gear": GearDef,
+    "stats": StatTables,
+    "fight": FightConfig,
+    "saves": SavesConfig,
+    "world": WorldConfig,
+}
+# Singletons that may be missing from content: the rule's defaults apply (R-SAVE-1).
+OPTIONAL_SINGLES = {"saves": SavesConfig(), "world": WorldConfig()}
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """Validated content: named definitions by kind, and the config singletons."""
+
+    damage: DamageDef
+    gear: GearDef
+    stats: StatTables
+    fight: FightConfig
+    saves: SavesConfig
+    world: WorldConfig
+    materials: Mapping[str, MaterialDef]
+    item_classes: Mapping[str, ItemClassDef]
+    items: Mapping[str, ItemDef]
+    professions: Mapping[str, ProfessionDef]
+    spells: Mapping[str, SpellDef]
+    statuses: Mapping[str, StatusDef]
+    creatures: Mapping[str, CreatureTemplate]
+    floor_loss: Mapping[str, FloorLossDef]
+    # Where each entry came from, for error messages: (kind, name) -> file.
+    origin: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # Derived lookups, filled by __post_init__.
+    bits: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        bits = {name: 1 << i for i, name in enumerate(self.damage.imm_bits)}
+        object.__setattr__(self, "bits", bits)
+
+    # -- damage types and bits (R-IMM-1, R-IMM-2) -------------------------------------
+    def damage_type(self, name: str) -> str | None:
+        """The canonical damage type of a name or alias, or None if unknown."""
+        if name in self.damage.aliases:
+            return self.damage.aliases[name]
+        return name if name in self.damage.types else None
+
+    def bit_of(self, name: str) -> int | None:
+        """The immunity bit of a bit name, damage type or alias; None if it has none."""
+        canonical = self.damage.aliases.get(name, name)
+        return self.bits.get(canonical)
+
+    def bits_of(self, names: list[str] | tuple[str, ...]) -> int:
+        """OR of the bits of names already validated to have one."""
+        mask = 0
+        for name in names:
+            bit = self.bit_of(name)
+            if bit is not None:
+                mask |= bit
+        return mask
+
+    def names_of_bits(self, mask: int) -> list[str]:
+        """The bit names set in mask, in content order."""
+        return [name for name, bit in self.bits.items() if mask & bit]
+
+    def item_class_is(self, item_class: str, wanted: str) -> bool:
+        """True when a class is `wanted` or declares it with `is_a` (a corpse is food)."""
+        seen = set()
+        current: str | None = item_class
+        while current is not None and current not in seen:
+            if current == wanted:
+                return True
+            seen.add(current)
+            definition = self.item_classes.get(current)
+            current = definition.is_a if definition else None
+        return False
+
+    # -- layering -----------------------------------------------------------------------
+    def layered(self, overlay: Mapping[str, Any], source: str) -> Content:
+        """A new Content with `overlay` ({kind: {name: table}} or {kind: table}) on top."""
+        if not overlay:
+            return self
+        raw = _raw_default()
+        merged_named: dict[str, dict[str, Any]] = {}
+        origin = dict(self.origin)
+        changes: dict[str, Any] = {}
+        for kind, table in overlay.items():
+            if not isinstance(table, dict):
+                raise ContentError(f"{source}: content.{kind}: expected a table")
+            if kind in NAMED_KINDS:
+                entries = dict(getattr(self, kind))
+                for name, entry in table.items():
+                    entries[name] = _convert(NAMED_KINDS[kind], entry, source,
+                                             f"content.{kind}.{name}")
+                    origin[(kind, name)] = source
+                merged_named[kind] = entries
+            elif kind in SINGLE_KINDS:
+                merged = _deep_merge(raw.get(kind, {}), table)
+                changes[kind] = _convert(SINGLE_KINDS[kind], merged, source, f"content.{kind}")
+                origin[(kind, "")] = source
+            else:
+                raise ContentError(f"{source}: content.{kind}: unknown content kind "
+                                   f"(known: {', '.join(sorted(NAMED_KINDS | SINGLE_KINDS))})")
+        result = replace(self, origin=origin, **changes, **merged_named)
+        check_references(result)
+        return result
+
+
+def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _convert(kind_type: type, data: Any, source: str, entry: str) -> Any:
+    """Validate one entry; an error names the file, the entry and the field."""
+    try:
+        return msgspec.convert(data, type=kind_type)
+    except msgspec.ValidationError as error:
+        where, detail = decode_error_field(error)
+        field_part = f", field '{where}'" if where else ""
+        raise ContentError(f"{source}: {entry}{field_part}: {detail}") from None
+
+
+def _content_files() -> list[tuple[str, Any]]:
+    root = resources.files("affray.content")
+    return sorted(((entry.name, entry) for entry in root.iterdir()
+                   if entry.name.endswith(".toml")), key=lambda pair: pair[0])
+
+
+def _raw_default() -> dict[str, Any]:
+    """The default content's raw tables, parsed once per process."""
+    return _parse_defaults()[0]
+
+
+@functools.cache
+def _parse_defaults() -> tuple[dict[str, Any], dict[str, str]]:
+    """Parse every default content file once: (raw tables by kind, file of each kind)."""
+    raw: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for name, entry in _content_files():
+        tables = _parse_kinds(entry.read_text(encoding="utf-8"), f"content/{name}", raw)
+        raw.update(tables)
+        sources.update(dict.fromkeys(tables, f"content/{name}"))
+    return raw, sources
+
+
+def _parse_kinds(text: str, source: str, seen: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ContentError(f"{source}: not valid TOML: {error}") from None
+    for kind in data:
+        if kind not in NAMED_KINDS and kind not in SINGLE_KINDS:
+            raise ContentError(f"{source}: [{kind}]: unknown content kind")
+        if kind in seen:
+            raise ContentError(f"{source}: [{kind}]: defined in two files")
+    return data
+
+
+def build_content(raw: Mapping[str, Any], sources: Mapping[str, str]) -> Content:
+    """Validate raw kind tables into a Content; `sources` maps each kind to its file."""
+    values: dict[str, Any] = {}
+    origin: dict[tuple[str, str], str] = {}
+    for kind, kind_type in NAMED_KINDS.items():
+        entries = {}
+        for name, entry in raw.get(kind, {}).items():
+            source = sources.get(kind, "content")
+            entries[name] = _convert(kind_type, entry, source, f"{kind}.{name}")
+            origin[(kind, name)] = source
+        values[kind] = entries
+    for kind, kind_type in SINGLE_KINDS.items():
+        if kind not in raw:
+            if kind in OPTIONAL_SINGLES:
+                values[kind] = OPTIONAL_SINGLES[kind]
+                continue
+            raise ContentError(f"content: [{kind}] is missing")
+        values[kind] = _convert(kind_type, raw[kind], sources.get(kind, "content"), kind)
+    content = Content(origin=origin, **values)
+    check_references(content)
+    return content
+
+
+@functools.cache
+def default_content() -> Content:
+    """The default content, parsed and validated once per process."""
+    raw, sources = _parse_defaults()
+    return build_content(raw, sources)
+
+
+def load_content_file(path: str | Path) -> dict[str, Any]:
+    """Parse one content TOML file (for `affray check`); raises ContentError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ContentError(f"{path}: cannot read: {error.strerror}") from None
+    return _parse_kinds(text, str(path), {})
+
+
+def check_file(path: str | Path) -> Content:
+    """Validate a content file layered over the defaults (for `affray check`)."""
+    raw = load_content_file(path)
+    return default_content().layered(raw, str(path))
+
+
+# -- cross references -------------------------------------------------------------------
+def check_references(content: Content) -> None:
+    """Check every name one definition uses is defined (R-ENG-1)."""
+
+    def where(kind: str, name: str) -> str:
+        return f"{content.origin.get((kind, name), 'content')}: {kind}.{name}"
+
+    def need(ok: bool, kind: str, name: str, field_name: str, message: str) -> None:
+        if not ok:
+            raise ContentError(f"{where(kind, name)}, field '{field_name}': {message}")
+
+    dmg = content.damage
+    for alias, target in dmg.aliases.items():
+        need(target in dmg.types, "damage", "", "aliases", f"alias {alias!r} names "
+             f"unknown type {target!r}")
+    for name, material in content.materials.items():
+        for bit in material.vuln:
+            need(bit in content.bits, "materials", name, "vuln", f"unknown immunity bit {bit!r}")
+    for name, item in content.items.items():
+        need(item.class_ in content.item_classes, "items", name, "class",
+             f"unknown item class {item.class_!r}")
+        need(item.material in content.materials, "items", name, "material",
+             f"unknown material {item.material!r}")
+        need(content.damage_type(item.damage_type) is not None, "items", name, "damage_type",
+             f"unknown damage type {item.damage_type!r}")
+        if item.damage is not None:
+            try:
+                parse_dice(item.damage)
+            except ValueError as error:
+                need(False, "items", name, "damage", str(error))
+        for column in item.armor:
+            need(column in ARMOR_COLUMNS, "items", name, "armor",
+                 f"unknown armor column {column!r} (known: {', '.join(ARMOR_COLUMNS)})")
+        for bit in (*item.grants_imm, *item.grants_res):
+            need(content.bit_of(bit) is not None, "items", name, "grants_imm",
+                 f"unknown immunity bit {bit!r}")
+        if item.slot is not None:
+            need(item.slot in content.gear.wear_order, "items", name, "slot",
+                 f"unknown slot {item.slot!r}")
+    for name, spell in content.spells.items():
+        need(content.damage_type(spell.type) is not None, "spells", name, "type",
+             f"unknown damage type {spell.type!r}")
+        need(spell.shape in SHAPES, "spells", name, "shape", f"unknown shape {spell.shape!r}")
+        need(spell.range >= 0, "spells", name, "range", "must be 0 or more")
+        need(spell.radius >= 0, "spells", name, "radius", "must be 0 or more")
+        need(0.0 <= spell.critical <= 1.0, "spells", name, "critical", "must be in 0..1")
+        need(spell.beats >= 0, "spells", name, "beats", "must be 0 or more")
+        need(spell.position in POSITIONS, "spells", name, "position",
+             f"unknown position {spell.position!r}")
+        try:
+            parse_dice(spell.damage)
+        except ValueError as error:
+            need(False, "spells", name, "damage", str(error))
+    for name, status in content.statuses.items():
+        if status.damage_type is not None:
+            need(content.damage_type(status.damage_type) is not None, "statuses", name,
+                 "damage_type", f"unknown damage type {status.damage_type!r}")
+    for name, table in content.floor_loss.items():
+        need(content.damage_type(name) is not None, "floor_loss", name, "",
+             f"unknown damage type {name!r}")
+        for row in table.rows:
+            need((row.item_class is None) != (row.family is None), "floor_loss", name, "rows",
+                 "each row names exactly one of item_class or family")
+            if row.item_class is not None:
+                need(row.item_class in content.item_classes, "floor_loss", name, "rows",
+                     f"unknown item class {row.item_class!r}")
+            need(0 <= row.chance <= 100, "floor_loss", name, "rows", "chance must be 0..100")
+    for column in (*dmg.armor_column.values(),):
+        need(column in ARMOR_COLUMNS, "damage", "", "armor_column",
+             f"unknown armor column {column!r}")
+    from affray.creatures import check_template  # local: creatures imports this module
+
+    for name, template in content.creatures.items():
+        problem = check_template(content, template)
+        if problem:
+            field_name, message = problem
+            need(False, "creatures", name, field_name, message)

@@ -1,0 +1,197 @@
+"""Turn a creature entry (scenario or template) into validated component values.
+
+A scenario creature's fields win over its template's, which win over the engine's
+defaults. Every name it uses (profession, items, immunity bits, statuses, affects,
+defences) is checked against content here, so a bad entry fails at load (R-ENG-1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from msgspec import UNSET
+
+from affray.components import (
+    Affects,
+    Combat,
+    Defense,
+    Equipment,
+    Immunities,
+    Level,
+    Offense,
+    Skills,
+    Stats,
+    Statuses,
+    Vitals,
+    WornItem,
+)
+from affray.defs import POSITIONS, CreatureFields
+from affray.dice import parse_dice
+
+_STAT_FIELDS = (("str_", "strength"), ("int_", "intelligence"), ("wis", "wisdom"),
+                ("dex", "dexterity"), ("con", "constitution"), ("cha", "charisma"),
+                ("willpower", "willpower"))
+
+
+def pick(name: str, *layers: CreatureFields | None, default: Any = None) -> Any:
+    """The first set value of a field among the layers (entry first), else default."""
+    for layer in layers:
+        if layer is None:
+            continue
+        value = getattr(layer, name)
+        if value is not UNSET:
+            return value
+    return default
+
+
+def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
+    """Return (field, message) for the first name content does not define, else None."""
+    profession = pick("profession", fields)
+    if profession is not None and profession not in content.professions:
+        return "profession", f"unknown profession {profession!r}"
+    position = pick("position", fields)
+    if position is not None and position not in POSITIONS:
+        return "position", f"unknown position {position!r} (known: {', '.join(POSITIONS)})"
+    for kind in ("imm", "res", "vuln"):
+        for name in pick(kind, fields) or ():
+            if content.bit_of(name) is None:
+                return kind, f"unknown damage type or immunity bit {name!r}"
+    for name in pick("affects", fields) or ():
+        if name not in content.world.affects:
+            return "affects", f"unknown affect {name!r}"
+    for name, degree in (pick("statuses", fields) or {}).items():
+        if name not in content.statuses:
+            return "statuses", f"unknown status {name!r}"
+        if degree < 0:
+            return "statuses", f"degree of {name!r} must be 0 or more"
+    for name in pick("defences", fields) or ():
+        if name not in content.fight.defence.order:
+            return "defences", f"unknown defence {name!r}"
+    wield = pick("wield", fields)
+    if wield is not None and wield not in content.items:
+        return "wield", f"unknown item {wield!r}"
+    for name in pick("wear", fields) or ():
+        if name not in content.items:
+            return "wear", f"unknown item {name!r}"
+        if content.items[name].slot is None:
+            return "wear", f"item {name!r} has no slot to wear it in"
+    damage = pick("damage", fields)
+    if damage is not None:
+        try:
+            parse_dice(damage)
+        except ValueError as error:
+            return "damage", str(error)
+    tier = pick("npc_tier", fields)
+    if tier is not None and not 0 <= tier <= 3:
+        return "npc_tier", "must be 0..3"
+    alignment = pick("alignment", fields)
+    if alignment is not None and not -1000 <= alignment <= 1000:
+        return "alignment", "must be -1000..1000"
+    for name, value in (pick("skills", fields) or {}).items():
+        if not 0 <= value <= 100:
+            return "skills", f"skill {name!r} must be 0..100"
+    return None
+
+
+@dataclass(slots=True)
+class CreatureValues:
+    """The resolved components of one creature, before it has an entity."""
+
+    profession: str
+    race: str
+    player: bool
+    undead: bool
+    immortal: bool
+    npc_tier: int
+    vitals: Vitals
+    level: Level
+    stats: Stats
+    offense: Offense
+    defense: Defense
+    immunities: Immunities
+    affects: Affects
+    statuses: Statuses
+    skills: Skills
+    equipment: Equipment
+    combat: Combat
+
+
+def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None,
+            fighting: str | None = None) -> CreatureValues:
+    """Merge entry over template over defaults into component values."""
+    layers = (entry, template)
+
+    def get(name: str, default: Any = None) -> Any:
+        return pick(name, *layers, default=default)
+
+    hp = get("hp")
+    max_hp = get("max_hp")
+    if hp is None and max_hp is None:
+        hp = max_hp = 20
+    elif hp is None:
+        hp = max_hp
+    elif max_hp is None:
+        max_hp = hp
+    stats = Stats()
+    for block in (template, entry):  # template first, then the entry's stats win
+        if block is None or block.stats is UNSET:
+            continue
+        for key, attr in _STAT_FIELDS:
+            value = getattr(block.stats, key)
+            if value is not UNSET:
+                setattr(stats, attr, value)
+    armor = {"bash": 0, "pierce": 0, "slash": 0, "exotic": 0}
+    for block in (template, entry):
+        if block is None or block.armor is UNSET:
+            continue
+        for column in armor:
+            value = getattr(block.armor, column)
+            if value is not UNSET:
+                armor[column] = value
+    damage = get("damage")
+    hand = parse_dice(damage) if damage is not None else None
+    status_degrees = {k: v for k, v in dict(get("statuses", {})).items() if v > 0}
+    status_left = {k: content.statuses[k].duration for k in status_degrees}
+    slot_rank = {slot: i for i, slot in enumerate(content.gear.wear_order)}
+    worn = sorted((WornItem(item=name, slot=content.items[name].slot or "")
+                   for name in get("wear", [])),
+                  key=lambda piece: slot_rank.get(piece.slot, len(slot_rank)))
+    affect_names = list(get("affects", []))
+    sources = {name: "scenario" for name in affect_names}
+    for piece in worn:
+        for granted in content.items[piece.item].grants_affects:
+            if granted not in affect_names:
+                affect_names.append(granted)
+                sources[granted] = "equipment"
+    imm = content.bits_of(get("imm", []))
+    res = content.bits_of(get("res", []))
+    for piece in worn:
+        item = content.items[piece.item]
+        imm |= content.bits_of(item.grants_imm)
+        res |= content.bits_of(item.grants_res)
+    player = bool(get("player", False))
+    return CreatureValues(
+        profession=get("profession", "mobile"),
+        race=get("race", "human"),
+        player=player,
+        undead=bool(get("undead", False)),
+        immortal=bool(get("immortal", False)),
+        npc_tier=int(get("npc_tier", 0)),
+        vitals=Vitals(hp=hp, max_hp=max_hp, move=get("move", 100),
+                      position=get("position", "standing")),
+        level=Level(level=get("level", 1), remorts=get("remorts", 0),
+                    alignment=get("alignment", 0)),
+        stats=stats,
+        offense=Offense(hitroll=get("hitroll", 0), damroll=get("damroll", 0), hand_dice=hand),
+        defense=Defense(saving_throw=get("saving_throw", 0), armor_bash=armor["bash"],
+                        armor_pierce=armor["pierce"], armor_slash=armor["slash"],
+                        armor_exotic=armor["exotic"], defences=tuple(get("defences", []))),
+        immunities=Immunities(imm=imm, res=res, vuln=content.bits_of(get("vuln", []))),
+        affects=Affects(levels={name: -2 if sources[name] == "equipment" else 0
+                                for name in affect_names}, sources=sources),
+        statuses=Statuses(degrees=status_degrees, pulses_left=status_left),
+        skills=Skills(learned=dict(get("skills", {}))),
+        equipment=Equipment(wield=get("wield"), worn=worn),
+        combat=Combat(fighting=fighting),
+    )

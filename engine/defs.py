@@ -1,0 +1,348 @@
+"""Typed, frozen definitions of every content kind (msgspec Structs).
+
+Content is TOML in `content/` (and inline in scenarios); the loader validates each entry
+into one of these at load, so the engine never sees an unchecked value (R-ENG-1).
+A field's default here is the default of the rule that reads it; the TOML files restate
+the defaults with a comment on why.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType, field
+
+SHAPES = ("burst", "cone", "line", "ray", "bolt", "touch")
+VIAS = ("mana", "scroll", "wand", "trap", "breath")
+POSITIONS = ("dead", "mortal", "incap", "stunned", "sleeping", "resting", "sitting",
+             "fighting", "standing")
+PROFESSION_FLAGS = ("caster", "hybrid", "agile", "other")
+ARMOR_COLUMNS = ("bash", "pierce", "slash", "exotic")
+
+
+class Def(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Base of every content definition: frozen, unknown fields are errors."""
+
+
+# -- damage --------------------------------------------------------------------------
+class DamageDef(Def, kw_only=True):
+    """Damage types, aliases, damage flags and immunity bits (R-IMM-1, R-IMM-2, R-DMG-3)."""
+
+    types: tuple[str, ...]
+    aliases: dict[str, str]
+    flags: tuple[str, ...]
+    imm_bits: tuple[str, ...]
+    no_bit: tuple[str, ...]
+    physical: tuple[str, ...]
+    armor_column: dict[str, str]
+    spell_armor: tuple[str, ...]
+
+
+# -- materials and items ---------------------------------------------------------
+class MaterialDef(Def, kw_only=True):
+    """A material: loss-table family, hardness, burns, immunity bits it names (R-IMM-9)."""
+
+    family: str
+    types: tuple[str, ...] = ()
+    hardness: int = 0
+    burns: int = 0
+    flags: tuple[str, ...] = ()
+    vuln: tuple[str, ...] = ()
+    acid_resist: int = 0
+
+
+class ItemClassDef(Def, kw_only=True):
+    """An item class; `is_a` makes a corpse count as food for the loss table (R-LOSS-6)."""
+
+    is_a: str | None = None
+    description: str = ""
+
+
+class GearDef(Def, kw_only=True):
+    """Worn-gear order: body armour first, then these slots (R-ACID-2)."""
+
+    wear_order: tuple[str, ...]
+
+
+class ItemDef(Def, kw_only=True):
+    """An item: class, main material, and what it does when wielded or worn."""
+
+    class_: str = field(name="class")
+    material: str
+    plural: str | None = None
+    slot: str | None = None
+    indestructible: bool = False
+    hardness: int = 0
+    damage: str | int | None = None
+    damage_type: str = "bash"
+    weapon_class: str | None = None
+    sharp: bool = False
+    holy: bool = False
+    armor: dict[str, int] = {}
+    grants_affects: tuple[str, ...] = ()
+    grants_imm: tuple[str, ...] = ()
+    grants_res: tuple[str, ...] = ()
+
+
+# -- creatures -------------------------------------------------------------------
+class StatBlock(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The stats table of a creature entry; every stat optional."""
+
+    str_: int | UnsetType = field(name="str", default=UNSET)
+    int_: int | UnsetType = field(name="int", default=UNSET)
+    wis: int | UnsetType = UNSET
+    dex: int | UnsetType = UNSET
+    con: int | UnsetType = UNSET
+    cha: int | UnsetType = UNSET
+    willpower: int | UnsetType = UNSET
+
+
+class ArmorBlock(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Armor points per column, higher protects more (R-HIT-10)."""
+
+    bash: int | UnsetType = UNSET
+    pierce: int | UnsetType = UNSET
+    slash: int | UnsetType = UNSET
+    exotic: int | UnsetType = UNSET
+
+
+class CreatureFields(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Every creature field of SCENARIO.md; UNSET means "from the template, or default"."""
+
+    player: bool | UnsetType = UNSET
+    npc: bool | UnsetType = UNSET
+    level: int | UnsetType = UNSET
+    remorts: int | UnsetType = UNSET
+    hp: int | UnsetType = UNSET
+    max_hp: int | UnsetType = UNSET
+    move: int | UnsetType = UNSET
+    alignment: int | UnsetType = UNSET
+    race: str | UnsetType = UNSET
+    profession: str | UnsetType = UNSET
+    undead: bool | UnsetType = UNSET
+    immortal: bool | UnsetType = UNSET
+    position: str | UnsetType = UNSET
+    stats: StatBlock | UnsetType = UNSET
+    hitroll: int | UnsetType = UNSET
+    damroll: int | UnsetType = UNSET
+    saving_throw: int | UnsetType = UNSET
+    armor: ArmorBlock | UnsetType = UNSET
+    imm: list[str] | UnsetType = UNSET
+    res: list[str] | UnsetType = UNSET
+    vuln: list[str] | UnsetType = UNSET
+    affects: list[str] | UnsetType = UNSET
+    statuses: dict[str, int] | UnsetType = UNSET
+    skills: dict[str, int] | UnsetType = UNSET
+    damage: str | int | UnsetType = UNSET
+    defences: list[str] | UnsetType = UNSET
+    wield: str | UnsetType = UNSET
+    wear: list[str] | UnsetType = UNSET
+    npc_tier: int | UnsetType = UNSET
+
+
+class CreatureTemplate(CreatureFields, frozen=True):
+    """A creature template in content (`[creatures.<name>]`)."""
+
+
+class ProfessionDef(Def, kw_only=True):
+    """A profession's THAC0 pair and its spell-level class flag (R-HIT-2, R-LVL-2)."""
+
+    thac00: int
+    thac32: int
+    flag: Literal["caster", "hybrid", "agile", "other"]
+    tags: tuple[str, ...] = ()
+
+
+class StrTable(Def, kw_only=True):
+    hit: tuple[int, ...]
+    carry: tuple[int, ...]
+    wield: tuple[int, ...]
+    web: tuple[int, ...]
+    damage: tuple[int, ...]
+
+
+class IntTable(Def, kw_only=True):
+    learn: tuple[int, ...]
+    slevel: tuple[int, ...]
+
+
+class WisTable(Def, kw_only=True):
+    practice: tuple[int, ...]
+    learn: tuple[int, ...]
+    slevel: tuple[int, ...]
+
+
+class DexTable(Def, kw_only=True):
+    missile_hit: tuple[int, ...]
+    missile_damage: tuple[int, ...]
+    defensive: tuple[int, ...]
+
+
+class StatTables(Def, kw_only=True):
+    """The source's stat tables, index = current stat value 0..28."""
+
+    str_: StrTable = field(name="str")
+    int_: IntTable = field(name="int")
+    wis: WisTable
+    dex: DexTable
+
+
+# -- spells and statuses ------------------------------------------------------------
+class SpellDef(Def, kw_only=True):
+    """A spell: damage type, shape, range, damage dice, save, and its special knobs."""
+
+    type: str
+    shape: Literal["burst", "cone", "line", "ray", "bolt", "touch"]
+    range: int = 8
+    radius: int = 1
+    damage: str | int = 0
+    save: Literal["half", "none"] = "half"
+    blast: int = 0
+    chain: bool = False
+    critical: float = 0.0
+    beats: int = 12
+    prayer: bool = False
+    position: str = "fighting"
+
+
+class StatusDef(Def, kw_only=True):
+    """A status's defaults (SPEC section 12); degrees stack."""
+
+    duration: int
+    period: int = 0
+    damage_type: str | None = None
+    damage_per_degree: int = 0
+    raw: bool = False
+    hp_per_degree: int = 0
+    wait_per_degree: int = 0
+    evasion_per_degree: float = 0.0
+    evasion_floor: float = 1.0
+
+
+class LossRow(Def, kw_only=True):
+    """One row of the floor-loss table: by item class or by material family (R-LOSS-2)."""
+
+    chance: int
+    item_class: str | None = None
+    family: str | None = None
+
+
+class FloorLossDef(Def, kw_only=True):
+    """The rows and message verbs of one damage type (R-LOSS-3, R-LOSS-7)."""
+
+    rows: tuple[LossRow, ...]
+    verb_one: str
+    verb_many: str
+
+
+# -- configs -----------------------------------------------------------------------
+class ArmorModel(Def, kw_only=True):
+    """Knobs of the armor model (R-HIT-2..9); see content/fight.toml for each default."""
+
+    base_w: float
+    hit_pow: float
+    ev_level: float
+    ev_dex: float
+    p_floor: float
+    p_cap: float
+    blind_factor: float
+    armor_use_bonus: float
+    dr_level: float
+    dr_pierce: float
+    dr_pow: float
+    dr_cap: float
+    spell_factor: float
+    spell_pierce_level: float
+
+
+class DefenceConfig(Def, kw_only=True):
+    """The defence chain's order and NPC defence chances (R-DEF-1, R-DEF-4, R-DEF-7)."""
+
+    order: tuple[str, ...] = ("bat_swarm", "shield_block", "blink", "cross_block", "parry",
+                              "hand_block", "dodge")
+    npc_dodge: int = 50
+    npc_other: int = 30
+
+
+class StunConfig(Def, kw_only=True):
+    """Stun knobs (R-STUN-3): the length of a paralysis tick in pulses."""
+
+    tick_pulses: int = 240
+
+
+class FightConfig(Def, kw_only=True):
+    """The fight config: model switch, round length, critical multiplier, knobs."""
+
+    model: Literal["armor", "legacy"] = "armor"
+    round_pulses: int = 12
+    critical_multiplier: tuple[int, int] = (3, 2)
+    auto_miss_in_20: int = 1
+    auto_critical_in_20: int = 1
+    armor: ArmorModel
+    defence: DefenceConfig = DefenceConfig()
+    stun: StunConfig = StunConfig()
+
+
+class SavesModel1(Def, kw_only=True):
+    base: float = 40
+    span: float = 50
+    per_level: float = 3
+    floor: float = 5
+    ceiling: float = 90
+    tau: float = 0.45
+    level_floor: int = 45
+
+
+class CharmConfig(Def, kw_only=True):
+    per_point: int = 2
+    low_cha: int = 18
+
+
+class DispelConfig(Def, kw_only=True):
+    base0: int = 50
+    per_level0: int = 5
+    base1: int = 500
+    per_level1: int = 50
+    min1: int = 50
+    max1: int = 950
+
+
+class SavesConfig(Def, kw_only=True):
+    """The saves config (R-SAVE-1..9); a missing file or knob means model 0."""
+
+    model: Literal[0, 1] = 0
+    model1: SavesModel1 = SavesModel1()
+    charm: CharmConfig = CharmConfig()
+    dispel: DispelConfig = DispelConfig()
+
+
+class ChainConfig(Def, kw_only=True):
+    """Chain lightning's certain jumps: clamp(base + (willpower - ref) // per, lo, hi)."""
+
+    base: int = 3
+    willpower_ref: int = 10
+    per: int = 4
+    low: int = 3
+    high: int = 6
+
+
+class WorldConfig(Def, kw_only=True):
+    """World-level knobs: action waits, ice thickness, fire length, falls."""
+
+    pulses_per_second: int = 4
+    move_wait: int = 2
+    ice_cm: int = 10
+    fire_burst_pulses: int = 240
+    fall_in_wait: int = 12
+    affects: tuple[str, ...] = ()
+    chain_lightning: ChainConfig = ChainConfig()
+
+
+def decode_error_field(error: msgspec.ValidationError) -> tuple[str, str]:
+    """Split msgspec's "detail - at `$.a.b`" into (field path, detail)."""
+    text = str(error)
+    if " - at `$" in text:
+        detail, _, where = text.rpartition(" - at `$")
+        return where.rstrip("`").lstrip("."), detail
+    return "", text

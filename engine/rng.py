@@ -1,0 +1,92 @@
+"""The world's one source of randomness (R-GRID-6).
+
+One seeded `numpy.random.Generator` per World. Drawing one number at a time from numpy
+costs microseconds, so uniforms are drawn in blocks and handed out one by one; the order
+of use is fixed by the rules, so a seed fixes the event log. The primitives mirror the
+source game's (`number_range`, `number_percent`, `chance`, `dice`).
+
+The state (generator state plus the unread part of the block) is plain data, so a save
+restores the exact stream.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+
+_BLOCK = 1024
+
+
+class Rng:
+    """Buffered uniform draws from one seeded PCG64 generator."""
+
+    __slots__ = ("_block", "_generator", "_next")
+
+    def __init__(self, seed: int) -> None:
+        self._generator = np.random.Generator(np.random.PCG64(seed))
+        self._block: list[float] = []
+        self._next = 0
+
+    def random(self) -> float:
+        """A uniform float in [0, 1)."""
+        if self._next >= len(self._block):
+            self._block = self._generator.random(_BLOCK).tolist()
+            self._next = 0
+        value = self._block[self._next]
+        self._next += 1
+        return value
+
+    def number_range(self, low: int, high: int) -> int:
+        """A uniform integer in [low, high]; `low` when low >= high (as the source)."""
+        if low >= high:
+            return low
+        return low + int(self.random() * (high - low + 1))
+
+    def percent(self) -> int:
+        """The source's `number_percent()`: 1..100."""
+        return 1 + int(self.random() * 100)
+
+    def chance(self, percent: int) -> bool:
+        """The source's `chance(n)`: true when a 1..100 roll is at or under n."""
+        return self.percent() <= percent
+
+    def dice(self, count: int, size: int) -> int:
+        """Sum of `count` rolls of 1..size; 0 when size is 0 (as the source)."""
+        if size <= 0 or count <= 0:
+            return 0
+        if size == 1:
+            return count
+        return sum(1 + int(self.random() * size) for _ in range(count))
+
+    def numpy(self) -> np.random.Generator:
+        """The underlying generator, for bulk draws (after the block is used up)."""
+        return self._generator
+
+    def state(self) -> dict[str, Any]:
+        """JSON-ready state: generator state (big ints as strings) and the unread block."""
+        raw = self._generator.bit_generator.state
+        unread = np.asarray(self._block[self._next :], dtype=np.float64)
+        return {
+            "bit_generator": raw["bit_generator"],
+            "state": {k: str(v) for k, v in raw["state"].items()},
+            "has_uint32": int(raw["has_uint32"]),
+            "uinteger": str(raw["uinteger"]),
+            "unread": base64.b64encode(unread.tobytes()).decode("ascii"),
+        }
+
+    @classmethod
+    def from_state(cls, data: dict[str, Any]) -> Rng:
+        """Rebuild the exact stream saved by `state()`."""
+        rng = cls(0)
+        rng._generator.bit_generator.state = {
+            "bit_generator": data["bit_generator"],
+            "state": {k: int(v) for k, v in data["state"].items()},
+            "has_uint32": int(data["has_uint32"]),
+            "uinteger": int(data["uinteger"]),
+        }
+        unread = np.frombuffer(base64.b64decode(data["unread"]), dtype=np.float64)
+        rng._block = unread.tolist()
+        rng._next = 0
+        return rng

@@ -1,0 +1,294 @@
+"""Load a scenario file (SCENARIO.md) into a World, validating all of it first.
+
+Nothing runs until the whole file is valid: the map, every creature, item and action,
+and the inline content layered over the defaults. Each error names the file, the entry
+and the field (R-ENG-1).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+from msgspec import UNSET, Struct, field
+
+from affray.actions import AnyAction, Attack, Cast, Move
+from affray.components import Door
+from affray.content_loader import Content, default_content
+from affray.creatures import check_template, resolve
+from affray.defs import VIAS, CreatureFields, decode_error_field
+from affray.errors import ContentError, ScenarioError
+from affray.grid import Grid, Terrain
+from affray.world import DEFAULT_LEGEND, World
+
+# Terrain name -> (terrain code, door state or None, locked, trapped).
+TERRAIN_KINDS: dict[str, tuple[Terrain, str | None, bool, bool]] = {
+    "floor": (Terrain.FLOOR, None, False, False),
+    "wall": (Terrain.WALL, None, False, False),
+    "water": (Terrain.WATER, None, False, False),
+    "ice": (Terrain.ICE, None, False, False),
+    "door": (Terrain.DOOR, "shut", False, False),
+    "locked_door": (Terrain.DOOR, "shut", True, False),
+    "trapped_door": (Terrain.DOOR, "shut", False, True),
+    "open_door": (Terrain.DOOR, "open", False, False),
+    "broken_door": (Terrain.DOOR, "broken", False, False),
+}
+
+
+class MapSpec(Struct, forbid_unknown_fields=True, kw_only=True):
+    rows: list[str]
+    legend: dict[str, str] = {}
+
+
+class ScenarioCreature(CreatureFields, frozen=True):
+    id: str
+    at: tuple[int, int]
+    template: str | None = None
+    fighting: str | None = None
+
+
+class ChestItem(Struct, forbid_unknown_fields=True, kw_only=True):
+    item: str
+    count: int = 1
+
+
+class ScenarioItem(Struct, forbid_unknown_fields=True, kw_only=True):
+    at: tuple[int, int]
+    item: str
+    count: int = 1
+    contents: list[ChestItem] = []
+
+
+class ScenarioAction(Struct, forbid_unknown_fields=True, kw_only=True):
+    actor: str
+    pulse: int = 0
+    cast: str | None = None
+    attack: str | None = None
+    move: tuple[int, int] | None = None
+    target: str | tuple[int, int] | None = None
+    via: str = "mana"
+
+
+class ScenarioFile(Struct, forbid_unknown_fields=True, kw_only=True):
+    map: MapSpec
+    name: str = ""
+    seed: int = 0
+    pulses: int = 12
+    creatures: list[ScenarioCreature] = []
+    items: list[ScenarioItem] = []
+    actions: list[ScenarioAction] = []
+    content: dict[str, Any] = field(default_factory=dict)
+
+
+def _entry_name(raw: dict[str, Any], where: str) -> str:
+    """Turn `creatures[2].level` into `creature 'mage' (creatures[2]), field 'level'`."""
+    head, _, rest = where.partition(".")
+    if "[" in head:
+        section, _, index = head.partition("[")
+        try:
+            entry = raw.get(section, [])[int(index.rstrip("]"))]
+        except (IndexError, ValueError, TypeError, AttributeError):
+            entry = None
+        label = section.rstrip("s")
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            label = f"{label} {entry['id']!r}"
+        elif isinstance(entry, dict) and isinstance(entry.get("actor"), str):
+            label = f"{label} of {entry['actor']!r}"
+        head = f"{label} ({head})"
+        return f"{head}, field '{rest}'" if rest else head
+    return f"field '{where}'"
+
+
+def parse_scenario(text: str, source: str) -> tuple[ScenarioFile, dict[str, Any]]:
+    """Parse and type-check a scenario's TOML; returns (typed, raw)."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{source}: not valid TOML: {error}") from None
+    try:
+        return msgspec.convert(raw, type=ScenarioFile), raw
+    except msgspec.ValidationError as error:
+        where, detail = decode_error_field(error)
+        raise ScenarioError(f"{source}: {_entry_name(raw, where)}: {detail}") from None
+
+
+def _grid_from_map(spec: MapSpec, content: Content, source: str
+                   ) -> tuple[Grid, dict[str, str], list[tuple[tuple[int, int], Door]]]:
+    legend = dict(DEFAULT_LEGEND)
+    for symbol, name in spec.legend.items():
+        if len(symbol) != 1:
+            raise ScenarioError(f"{source}: map.legend: symbol {symbol!r} must be one character")
+        if name not in TERRAIN_KINDS:
+            raise ScenarioError(f"{source}: map.legend.{symbol}: unknown terrain {name!r} "
+                                f"(known: {', '.join(TERRAIN_KINDS)})")
+        legend[symbol] = name
+    if not spec.rows:
+        raise ScenarioError(f"{source}: map.rows: the map has no rows")
+    width = len(spec.rows[0])
+    terrain = np.zeros((len(spec.rows), width), dtype=np.uint8)
+    ice = np.zeros_like(terrain, dtype=np.int16)
+    doors: list[tuple[tuple[int, int], Door]] = []
+    for y, row in enumerate(spec.rows):
+        if len(row) != width:
+            raise ScenarioError(f"{source}: map.rows[{y}]: length {len(row)}, expected {width} "
+                                f"(every row must be as wide as the first)")
+        for x, symbol in enumerate(row):
+            name = legend.get(symbol)
+            if name is None:
+                raise ScenarioError(f"{source}: map.rows[{y}]: unknown symbol {symbol!r} at "
+                                    f"[{x}, {y}] (add it to [map.legend])")
+            code, door_state, locked, trapped = TERRAIN_KINDS[name]
+            terrain[y, x] = code
+            if code == Terrain.ICE:
+                ice[y, x] = content.world.ice_cm
+            if door_state is not None:
+                doors.append(((x, y), Door(state=door_state, locked=locked, trapped=trapped)))
+    return Grid(terrain, ice), legend, doors
+
+
+def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> AnyAction:
+    def fail(field_name: str, message: str) -> ScenarioError:
+        return ScenarioError(f"{source}: action of {entry.actor!r} (actions[{index}]), field "
+                             f"'{field_name}': {message}")
+
+    chosen = [k for k in ("cast", "attack", "move") if getattr(entry, k) is not None]
+    if len(chosen) != 1:
+        raise fail("cast/attack/move", "give exactly one of cast, attack or move")
+    if entry.actor not in world.by_id:
+        raise fail("actor", f"unknown creature {entry.actor!r}")
+    if entry.pulse < 0:
+        raise fail("pulse", "must be 0 or more")
+    if entry.move is not None:
+        if not world.grid.in_bounds(*entry.move):
+            raise fail("move", f"{list(entry.move)} is out of bounds")
+        return Move(actor=entry.actor, to=entry.move)
+    if entry.attack is not None:
+        if entry.attack not in world.by_id:
+            raise fail("attack", f"unknown creature {entry.attack!r}")
+        return Attack(actor=entry.actor, target=entry.attack)
+    assert entry.cast is not None
+    if entry.cast not in world.content.spells:
+        raise fail("cast", f"unknown spell {entry.cast!r}")
+    if entry.via not in VIAS:
+        raise fail("via", f"unknown via {entry.via!r} (known: {', '.join(VIAS)})")
+    if entry.target is None:
+        raise fail("target", "a cast needs a target: a creature id or a cell [x, y]")
+    if isinstance(entry.target, str) and entry.target not in world.by_id:
+        raise fail("target", f"unknown creature {entry.target!r}")
+    if not isinstance(entry.target, str) and not world.grid.in_bounds(*entry.target):
+        raise fail("target", f"{list(entry.target)} is out of bounds")
+    return Cast(actor=entry.actor, spell=entry.cast, target=entry.target, via=entry.via)
+
+
+def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
+                seed: int | None = None, content: Content | None = None) -> World:
+    """Validate a parsed scenario completely, then build its World."""
+    base = content or default_content()
+    try:
+        content = base.layered(spec.content, source)
+    except ContentError:
+        raise
+    grid, legend, doors = _grid_from_map(spec.map, content, source)
+    world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
+                  legend=legend)
+    world.content_overlay = raw.get("content", {})
+    for at, door in doors:
+        world.add_door(at, door)
+    try:
+        _populate(world, spec, source)
+    except BaseException:
+        world.close()
+        raise
+    from affray.systems.terrain import relabel_water
+
+    relabel_water(world)
+    return world
+
+
+def _populate(world: World, spec: ScenarioFile, source: str) -> None:
+    content, grid = world.content, world.grid
+    ids = [c.id for c in spec.creatures]
+    for index, entry in enumerate(spec.creatures):
+        def fail(field_name: str, message: str, entry: ScenarioCreature = entry,
+                 index: int = index) -> ScenarioError:
+            return ScenarioError(f"{source}: creature {entry.id!r} (creatures[{index}]), "
+                                 f"field '{field_name}': {message}")
+
+        if ids.count(entry.id) > 1:
+            raise fail("id", f"duplicate id {entry.id!r}")
+        x, y = entry.at
+        if not grid.in_bounds(x, y):
+            raise fail("at", f"{list(entry.at)} is off the map ({grid.width}x{grid.height})")
+        if grid.blocks(x, y):
+            raise fail("at", f"{list(entry.at)} is a wall or a shut door, not a cell to stand on")
+        if grid.occupant[y, x]:
+            raise fail("at", f"{list(entry.at)} is already taken by another creature")
+        template = None
+        if entry.template is not None:
+            template = content.creatures.get(entry.template)
+            if template is None:
+                raise fail("template", f"unknown creature template {entry.template!r}")
+        problem = check_template(content, entry)
+        if problem:
+            raise fail(*problem)
+        if entry.fighting is not None and (entry.fighting not in ids or entry.fighting == entry.id):
+            raise fail("fighting", f"{entry.fighting!r} is not another creature of the scenario")
+        for name in ("level", "hp", "max_hp"):
+            value = getattr(entry, name)
+            if value is not UNSET and value < (0 if name == "level" else 1):
+                raise fail(name, "must be positive")
+        values = resolve(content, entry, template, fighting=entry.fighting)
+        if values.vitals.hp > values.vitals.max_hp:
+            raise fail("hp", f"hp {values.vitals.hp} is above max_hp {values.vitals.max_hp}")
+        world.add_creature(entry.id, entry.at, values, template=entry.template)
+    for index, item in enumerate(spec.items):
+        where = f"{source}: item {item.item!r} (items[{index}])"
+        if item.item not in content.items:
+            raise ScenarioError(f"{where}, field 'item': unknown item {item.item!r}")
+        if not grid.in_bounds(*item.at):
+            raise ScenarioError(f"{where}, field 'at': {list(item.at)} is off the map")
+        if grid.terrain[item.at[1], item.at[0]] == Terrain.WALL:
+            raise ScenarioError(f"{where}, field 'at': {list(item.at)} is a wall")
+        if item.count < 1:
+            raise ScenarioError(f"{where}, field 'count': must be 1 or more")
+        for inner in item.contents:
+            if inner.item not in content.items:
+                raise ScenarioError(f"{where}, field 'contents': unknown item {inner.item!r}")
+        entity = world.add_item(item.item, item.at, item.count)
+        if item.contents:
+            from affray.components import Chest, ItemStack
+
+            chest = world.component_of(entity, Chest)
+            if chest is None:
+                raise ScenarioError(f"{where}, field 'contents': only a container has contents")
+            chest.contents = [ItemStack(i.item, i.count) for i in item.contents]
+    actions = [(entry.pulse, _to_action(entry, i, source, world))
+               for i, entry in enumerate(spec.actions)]
+    actions.sort(key=lambda pair: pair[0])  # stable: file order within a pulse
+    world.scripted = actions
+    last = max((pulse for pulse, _ in actions), default=0)
+    world.end_pulse = last + spec.pulses
+
+
+def load_scenario(path: str | Path, seed: int | None = None) -> World:
+    """Load, validate and build a scenario; `seed` overrides the file's seed."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot read: {error.strerror}") from None
+    spec, raw = parse_scenario(text, str(path))
+    return build_world(spec, raw, str(path), seed=seed)
+
+
+def builtin_scenario(name: str) -> Path:
+    """Path of a scenario shipped in affray.content.scenarios."""
+    from importlib import resources
+
+    path = Path(str(resources.files("affray.content") / "scenarios" / f"{name}.toml"))
+    if not path.is_file():
+        raise ScenarioError(f"no built-in scenario named {name!r}")
+    return path

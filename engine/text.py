@@ -1,0 +1,66 @@
+"""Player-facing text, rendered from events (R-ENG-4): the one place messages live."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from affray.events import Event
+
+
+def _cell(cell: Any) -> str:
+    return f"[{cell[0]}, {cell[1]}]"
+
+
+def _name(who: Any) -> str:
+    return "Someone" if who is None else str(who)
+
+
+_TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "damage": lambda e: (f"{_name(e['source'])}'s {e['spell'] or e['damage_type']} hits "
+                         f"{e['target']} for {e['amount']}"
+                         + (" (critical)" if e["critical"] else "")
+                         + (" (saved)" if e["saved"] else "") + "."),
+    "miss": lambda e: f"{e['source']} misses {e['target']}.",
+    "defended": lambda e: (f"{e['target']} stops {e['source']}'s blow with "
+                           f"{e['defence'].replace('_', ' ')}."),
+    "immune": lambda e: f"{e['target']} is unharmed by {e['damage_type']}.",
+    "status": lambda e: (f"{e['target']} is no longer {e['status']}." if e["change"] == "ended"
+                         else f"{e['target']} is {e['status']} ({e['degree']})."),
+    "stun": lambda e: (f"{e['target']} shakes off the stun." if e["state"] == "none"
+                       else f"{e['target']} is {e['state'].replace('_', ' ')}ned."
+                       if e["state"] == "stun" else f"{e['target']} is dazed (weak stun)."),
+    "lost_round": lambda e: f"{e['target']} loses the round ({e['why'].replace('_', ' ')}).",
+    "pushed": lambda e: f"{e['target']} is knocked from {_cell(e['from'])} to {_cell(e['to'])}.",
+    "terrain": lambda e: f"The {e['before']} at {_cell(e['cell'])} turns to {e['after']}.",
+    "fell_in": lambda e: f"{e['target']} falls into the water at {_cell(e['cell'])}.",
+    "fire": lambda e: {"lit": "A fire flares up", "out": "The fire goes out",
+                       "expired": "The fire dies down"}[e["change"]] + f" at {_cell(e['cell'])}.",
+    "door_broken": lambda e: (f"The door at {_cell(e['cell'])} is blasted apart"
+                              + (", and its trap with it." if e["trap_destroyed"] else ".")),
+    "chest_broken": lambda e: f"The {e['item']} at {_cell(e['cell'])} bursts open.",
+    "item_lost": lambda e: e["message"],
+    "gear_damaged": lambda e: (f"{e['target']}'s {e['item']} is eaten away."
+                               if e["change"] == "destroyed"
+                               else f"{e['target']}'s {e['item']} is damaged by acid."),
+    "death": lambda e: (f"{e['target']} is killed by {e['killer']}." if e["killer"]
+                        else f"{e['target']} dies."),
+    "cast": lambda e: (f"{e['actor']} casts {e['spell'].replace('_', ' ')} at "
+                       f"{e['target'] if isinstance(e['target'], str) else _cell(e['target'])}."),
+    "refused": lambda e: f"{e['actor']} cannot {e['action']}: {e['reason']}.",
+    "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
+}
+
+
+def render_event(event: Event | dict[str, Any]) -> str:
+    """One line of player text for an event (or its dict form)."""
+    data = event.to_dict() if isinstance(event, Event) else event
+    template = _TEMPLATES.get(data["kind"])
+    if template is None:
+        return f"({data['kind']})"
+    return template(data)
+
+
+def render_log(events: list[Event]) -> list[str]:
+    """Each event as "[pulse] text", in log order."""
+    return [f"[{event.pulse:>4}] {render_event(event)}" for event in events]

@@ -1,0 +1,333 @@
+"""The World: one esper context, one seeded generator, the clock, the log, the grid.
+
+A game makes a World (usually through `load_scenario`), submits actions, and steps it
+pulse by pulse with `tick()`; the World runs the eight systems of `SCHEDULE` in order
+(R-TIME-4) and appends typed events to `events` (R-ENG-4).
+
+esper keeps one global "current world": each World owns a unique context name, switches
+to it on every entry point, and deletes it on `close()` or when garbage-collected, so
+thousands of worlds can be made and dropped in one process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any
+
+import esper
+import msgspec
+
+from affray.actions import ActionQueue, AnyAction, Attack, Cast, Casting, Move, action_name
+from affray.components import (
+    Affects,
+    Chest,
+    Creature,
+    Door,
+    ItemStack,
+    Position,
+    Spawn,
+    Vitals,
+)
+from affray.content_loader import Content
+from affray.creatures import CreatureValues
+from affray.defs import VIAS
+from affray.errors import ActionError
+from affray.events import Event, Refused
+from affray.grid import Grid, Terrain, chebyshev
+from affray.rng import Rng
+from affray.systems import SCHEDULE, System
+from affray.systems.lag import LagTable
+from affray.systems.terrain import relabel_water
+
+_contexts = itertools.count(1)
+
+# The scenario legend's default symbols (SCENARIO.md), and those the snapshot adds.
+DEFAULT_LEGEND: dict[str, str] = {
+    ".": "floor", "#": "wall", "~": "water", "_": "ice", "+": "door",
+    "L": "locked_door", "T": "trapped_door", "'": "open_door", "/": "broken_door",
+}
+
+
+def _drop_context(name: str) -> None:
+    """Delete an esper context; switch away first if it is the current one."""
+    if name not in esper.list_worlds():
+        return
+    if esper.current_world == name:
+        esper.switch_world("default")
+    esper.delete_world(name)
+
+
+class World:
+    """A combat world: entities in esper, the grid in numpy, systems in a fixed order."""
+
+    def __init__(self, content: Content, grid: Grid, seed: int = 0, *, name: str = "",
+                 legend: dict[str, str] | None = None) -> None:
+        self.context = f"affray-world-{next(_contexts)}"
+        esper.switch_world(self.context)
+        self._finalizer = weakref.finalize(self, _drop_context, self.context)
+        self.name = name
+        self.seed = seed
+        self.content = content
+        self.grid = grid
+        self.rng = Rng(seed)
+        self.pulse = 0
+        self.events: list[Event] = []
+        self.systems: tuple[System, ...] = tuple(cls() for cls in SCHEDULE)
+        self.lag = LagTable()
+        self.by_id: dict[str, int] = {}
+        self.spawned = 0
+        self.ready: set[int] = set()
+        self.casts_due: list[Casting] = []
+        self.scripted: list[tuple[int, AnyAction]] = []
+        self.end_pulse: int | None = None
+        self.content_overlay: dict[str, Any] = {}
+        self.legend = dict(legend or DEFAULT_LEGEND)
+        relabel_water(self)
+
+    # -- esper context -------------------------------------------------------------------
+    def enter(self) -> None:
+        """Make this world's esper context the current one (every entry point calls it)."""
+        if esper.current_world != self.context:
+            if not self._finalizer.alive:
+                raise RuntimeError("this World was closed")
+            esper.switch_world(self.context)
+
+    def close(self) -> None:
+        """Drop the esper context and everything in it. The World is unusable after."""
+        self._finalizer()
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @property
+    def schedule(self) -> str:
+        """The systems in the order every pulse runs them (R-TIME-4), one per line."""
+        return "\n".join(f"{i}. {s.name:<14} {s.rules}" for i, s in enumerate(self.systems, 1))
+
+    # -- spawning -------------------------------------------------------------------------
+    def next_spawn(self) -> Spawn:
+        """A new spawn number: strictly increasing, never reused (R-GRID-3)."""
+        self.spawned += 1
+        return Spawn(self.spawned)
+
+    def add_creature(self, creature_id: str, at: tuple[int, int], values: CreatureValues,
+                     template: str | None = None) -> int:
+        """Create a creature entity on a free cell; returns its entity id."""
+        self.enter()
+        x, y = at
+        if creature_id in self.by_id:
+            raise ValueError(f"duplicate creature id {creature_id!r}")
+        if self.grid.occupant[y, x]:
+            raise ValueError(f"cell {list(at)} is already occupied")
+        creature = Creature(id=creature_id, slot=self.lag.new_slot(), template=template,
+                            race=values.race, profession=values.profession,
+                            player=values.player, undead=values.undead,
+                            immortal=values.immortal, npc_tier=values.npc_tier)
+        entity = esper.create_entity(
+            self.next_spawn(), Position(x, y), creature, values.vitals, values.level,
+            values.stats, values.offense, values.defense, values.immunities, values.affects,
+            values.statuses, values.skills, values.equipment, values.combat, ActionQueue())
+        self.by_id[creature_id] = entity
+        self.grid.occupant[y, x] = entity
+        return entity
+
+    def add_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
+        """Lay a stack of items on a cell (R-GRID-4); containers become chests."""
+        self.enter()
+        definition = self.content.items[item]
+        if self.content.item_class_is(definition.class_, "container"):
+            return esper.create_entity(self.next_spawn(), Position(*at),
+                                       Chest(item=item, hardness=definition.hardness))
+        return esper.create_entity(self.next_spawn(), Position(*at), ItemStack(item, count))
+
+    def add_door(self, at: tuple[int, int], door: Door) -> int:
+        """A door cell is an entity holding its state; a shut door blocks (R-GRID-1)."""
+        self.enter()
+        self.grid.shut[at[1], at[0]] = door.state == "shut"
+        return esper.create_entity(Position(*at), door)
+
+    def place(self, entity: int, position: Position, x: int, y: int) -> None:
+        """Move a creature to (x, y), keeping occupancy in step."""
+        self.grid.occupant[position.y, position.x] = 0
+        position.x, position.y = x, y
+        self.grid.occupant[y, x] = entity
+
+    # -- queries ----------------------------------------------------------------------------
+    def entity(self, creature_id: str) -> int:
+        """The entity of a creature id; KeyError if unknown."""
+        return self.by_id[creature_id]
+
+    def component(self, creature_id: str, component_type: type) -> Any:
+        """A creature's component by creature id."""
+        self.enter()
+        return esper.component_for_entity(self.by_id[creature_id], component_type)
+
+    def component_of(self, entity: int, component_type: type) -> Any:
+        """A component of an entity, or None."""
+        self.enter()
+        return esper.try_component(entity, component_type)
+
+    def affects_of(self, entity: int) -> dict[str, int]:
+        return esper.component_for_entity(entity, Affects).levels
+
+    def wait_of(self, creature_id: str) -> int:
+        """The creature's wait in pulses (R-LAG-1)."""
+        self.enter()
+        return int(self.lag.wait[esper.component_for_entity(self.by_id[creature_id],
+                                                            Creature).slot])
+
+    def daze_of(self, creature_id: str) -> int:
+        """The creature's daze in pulses (R-LAG-1)."""
+        self.enter()
+        return int(self.lag.daze[esper.component_for_entity(self.by_id[creature_id],
+                                                            Creature).slot])
+
+    def emit(self, event: Event) -> None:
+        """Append an event to the log (R-ENG-4)."""
+        self.events.append(event)
+
+    # -- actions ------------------------------------------------------------------------------
+    def submit(self, action: AnyAction) -> None:
+        """Check an action now and queue it on its actor (R-ENG-2, R-LAG-2).
+
+        Raises ActionError, changing nothing, for an unknown or dead actor, an unknown
+        spell or target, or a target out of bounds or out of range.
+        """
+        self.enter()
+        entity = self._check_action(action)
+        queue = esper.component_for_entity(entity, ActionQueue)
+        queue.pending.append(action)
+        self.ready.add(entity)
+
+    def _projected_cell(self, entity: int) -> tuple[int, int]:
+        """Where the actor will stand when this action runs: after its queued moves."""
+        queue = esper.component_for_entity(entity, ActionQueue)
+        for queued in reversed(queue.pending):
+            if isinstance(queued, Move):
+                return queued.to
+        position = esper.component_for_entity(entity, Position)
+        return (position.x, position.y)
+
+    def _check_action(self, action: AnyAction) -> int:
+        kind = action_name(action) if isinstance(action, Attack | Cast | Move) else None
+        if kind is None:
+            raise ActionError(f"not an action: {action!r}")
+        entity = self.by_id.get(action.actor)
+        if entity is None:
+            raise ActionError(f"{kind}: unknown actor {action.actor!r}")
+        if not esper.component_for_entity(entity, Vitals).alive:
+            raise ActionError(f"{kind}: actor {action.actor!r} is dead")
+        here = self._projected_cell(entity)
+        if isinstance(action, Move):
+            cell = _as_cell(action.to, kind, "to")
+            self._check_cell(cell, kind, "to")
+            if self.grid.terrain[cell[1], cell[0]] == Terrain.WALL:
+                raise ActionError(f"move: {action.actor!r} cannot walk into the wall at "
+                                  f"{list(cell)}")
+            if chebyshev(here, cell) != 1:
+                raise ActionError(f"move: {list(cell)} is not beside {action.actor!r} at "
+                                  f"{list(here)} (one cell per move)")
+        elif isinstance(action, Attack):
+            target = self._living_target(action.target, kind)
+            if target == entity:
+                raise ActionError(f"attack: {action.actor!r} cannot attack itself")
+            there = esper.component_for_entity(target, Position)
+            if chebyshev(here, (there.x, there.y)) != 1:  # R-MELEE-2
+                raise ActionError(f"attack: target {action.target!r} is out of range (melee "
+                                  f"needs the attacker beside it)")
+        else:
+            spell = self.content.spells.get(action.spell)
+            if spell is None:
+                raise ActionError(f"cast: unknown spell {action.spell!r}")
+            if action.via not in VIAS:
+                raise ActionError(f"cast: unknown via {action.via!r} (known: {', '.join(VIAS)})")
+            if isinstance(action.target, str):
+                target = self._living_target(action.target, kind)
+                there_pos = esper.component_for_entity(target, Position)
+                there = (there_pos.x, there_pos.y)
+            else:
+                there = _as_cell(action.target, kind, "target")
+                self._check_cell(there, kind, "target")
+            reach = 1 if spell.shape == "touch" else spell.range
+            if chebyshev(here, there) > reach:
+                raise ActionError(f"cast: target {list(there)} is out of range of "
+                                  f"{action.spell!r} (range {reach})")
+        return entity
+
+    def _living_target(self, target_id: object, kind: str) -> int:
+        if not isinstance(target_id, str) or target_id not in self.by_id:
+            raise ActionError(f"{kind}: unknown target {target_id!r}")
+        target = self.by_id[target_id]
+        if not esper.component_for_entity(target, Vitals).alive:
+            raise ActionError(f"{kind}: target {target_id!r} is dead")
+        return target
+
+    def _check_cell(self, cell: tuple[int, int], kind: str, field: str) -> None:
+        if not self.grid.in_bounds(*cell):
+            raise ActionError(f"{kind}: {field} {list(cell)} is out of bounds (map is "
+                              f"{self.grid.width}x{self.grid.height})")
+
+    # -- running ------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """Run one pulse: scenario actions due now, then the eight systems in order."""
+        self.enter()
+        self._submit_scripted()
+        for system in self.systems:
+            system.process(self)
+        esper.clear_dead_entities()
+        self.pulse += 1
+
+    def run(self, pulses: int | None = None) -> None:
+        """Run `pulses` pulses from now, or to the scenario's end when None."""
+        self.enter()
+        if pulses is None:
+            pulses = max(0, (self.end_pulse or 0) - self.pulse)
+        for _ in range(pulses):
+            self.tick()
+
+    def _submit_scripted(self) -> None:
+        """Submit the scenario actions of this pulse; a refused one becomes an event."""
+        while self.scripted and self.scripted[0][0] <= self.pulse:
+            _pulse, action = self.scripted.pop(0)
+            try:
+                self.submit(action)
+            except ActionError as error:
+                self.emit(Refused(self.pulse, action.actor, action_name(action), str(error)))
+
+    # -- output --------------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as a JSON-ready dict (SCENARIO.md "final")."""
+        from affray.snapshot import snapshot
+
+        self.enter()
+        return snapshot(self)
+
+    def save(self, path: str) -> None:
+        """Save the world as data (R-ENG-3); `affray.load_world(path)` continues it."""
+        from affray.save import save_world
+
+        self.enter()
+        save_world(self, path)
+
+    def creature_ids(self) -> list[str]:
+        """Creature ids in spawn order."""
+        return list(self.by_id)
+
+    def __repr__(self) -> str:
+        return (f"World(name={self.name!r}, pulse={self.pulse}, creatures={len(self.by_id)}, "
+                f"grid={self.grid.width}x{self.grid.height})")
+
+
+def _as_cell(value: object, kind: str, field: str) -> tuple[int, int]:
+    try:
+        x, y = msgspec.convert(value, tuple[int, int])
+    except (msgspec.ValidationError, TypeError, ValueError):
+        raise ActionError(f"{kind}: {field} must be a cell [x, y], got {value!r}") from None
+    return (x, y)
+
+
+
