@@ -130,8 +130,12 @@ class Content:
         return False
 
     # -- layering -----------------------------------------------------------------------
-    def layered(self, overlay: Mapping[str, Any], source: str) -> Content:
-        """A new Content with `overlay` ({kind: {name: table}} or {kind: table}) on top."""
+    def layered(self, overlay: Mapping[str, Any], source: str,
+                prefix: str = "content.") -> Content:
+        """A new Content with `overlay` ({kind: {name: table}} or {kind: table}) on top.
+
+        `prefix` is how errors name an entry: "content." for a scenario's inline tables.
+        """
         if not overlay:
             return self
         raw = _raw_default()
@@ -140,20 +144,20 @@ class Content:
         changes: dict[str, Any] = {}
         for kind, table in overlay.items():
             if not isinstance(table, dict):
-                raise ContentError(f"{source}: content.{kind}: expected a table")
+                raise ContentError(f"{source}: {prefix}{kind}: expected a table")
             if kind in NAMED_KINDS:
                 entries = dict(getattr(self, kind))
                 for name, entry in table.items():
                     entries[name] = _convert(NAMED_KINDS[kind], entry, source,
-                                             f"content.{kind}.{name}")
-                    origin[(kind, name)] = source
+                                             f"{prefix}{kind}.{name}")
+                    origin[(kind, name)] = f"{source}: {prefix}{kind}.{name}"
                 merged_named[kind] = entries
             elif kind in SINGLE_KINDS:
                 merged = _deep_merge(raw.get(kind, {}), table)
-                changes[kind] = _convert(SINGLE_KINDS[kind], merged, source, f"content.{kind}")
-                origin[(kind, "")] = source
+                changes[kind] = _convert(SINGLE_KINDS[kind], merged, source, f"{prefix}{kind}")
+                origin[(kind, "")] = f"{source}: {prefix}{kind}"
             else:
-                raise ContentError(f"{source}: content.{kind}: unknown content kind "
+                raise ContentError(f"{source}: {prefix}{kind}: unknown content kind "
                                    f"(known: {', '.join(sorted(NAMED_KINDS | SINGLE_KINDS))})")
         result = replace(self, origin=origin, **changes, **merged_named)
         check_references(result)
@@ -225,7 +229,7 @@ def build_content(raw: Mapping[str, Any], sources: Mapping[str, str]) -> Content
         for name, entry in raw.get(kind, {}).items():
             source = sources.get(kind, "content")
             entries[name] = _convert(kind_type, entry, source, f"{kind}.{name}")
-            origin[(kind, name)] = source
+            origin[(kind, name)] = f"{source}: {kind}.{name}"
         values[kind] = entries
     for kind, kind_type in SINGLE_KINDS.items():
         if kind not in raw:
@@ -259,7 +263,7 @@ def load_content_file(path: str | Path) -> dict[str, Any]:
 def check_file(path: str | Path) -> Content:
     """Validate a content file layered over the defaults (for `affray check`)."""
     raw = load_content_file(path)
-    return default_content().layered(raw, str(path))
+    return default_content().layered(raw, str(path), prefix="")
 
 
 # -- cross references -------------------------------------------------------------------
@@ -267,7 +271,7 @@ def check_references(content: Content) -> None:
     """Check every name one definition uses is defined (R-ENG-1)."""
 
     def where(kind: str, name: str) -> str:
-        return f"{content.origin.get((kind, name), 'content')}: {kind}.{name}"
+        return content.origin.get((kind, name), f"content: {kind}.{name}")
 
     def need(ok: bool, kind: str, name: str, field_name: str, message: str) -> None:
         if not ok:

@@ -79,6 +79,7 @@ def world_payload(world: Any) -> dict[str, Any]:
         "lag": {"count": world.lag.count, "wait": _encode_array(world.lag.wait),
                 "daze": _encode_array(world.lag.daze)},
         "by_id": world.by_id,
+        "entities": entities,
         "scripted": [[pulse, msgspec.to_builtins(action)] for pulse, action in world.scripted],
         "events": [event.to_dict() for event in world.events],
     }

@@ -1,0 +1,267 @@
+"""The benchmarks: idle pulse, world creation, water relabel, labellings without change.
+
+Each benchmark is a function of the parsed content and a `Plan` (sizes and repeats) that
+returns its result rows. The runner calls them in `BENCHMARKS` order; they share nothing
+but the content, and close every world they build so esper contexts do not pile up.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from affray.content_loader import Content
+from affray.creatures import resolve
+from affray.grid import Grid, Terrain
+from affray.scenario import build_world, parse_scenario
+from affray.systems.terrain import relabel_water
+from affray.world import World
+
+from .timing import Result, result_from, time_repeats
+from .worlds import (
+    CREATURE,
+    open_floor,
+    open_floor_side,
+    populate,
+    spread_cells,
+    water_terrain,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Sizes and repeats of one run of the suite (quick or full)."""
+
+    idle_creatures: tuple[int, ...]
+    idle_pulses: int
+    idle_repeats: int
+    worlds_per_block: int
+    world_repeats: int
+    relabel_sides: tuple[int, ...]
+    relabel_repeats: int
+    label_pulses: int = 1000
+    warmup_pulses: int = 10
+
+
+QUICK = Plan(idle_creatures=(1_000,), idle_pulses=50, idle_repeats=3, worlds_per_block=10,
+             world_repeats=3, relabel_sides=(512,), relabel_repeats=3)
+FULL = Plan(idle_creatures=(1_000, 10_000), idle_pulses=200, idle_repeats=7,
+            worlds_per_block=50, world_repeats=7, relabel_sides=(512, 2048), relabel_repeats=7)
+
+
+# -- 1. idle pulse ----------------------------------------------------------------------------
+def idle_pulse(content: Content, plan: Plan) -> list[Result]:
+    """Cost of a pulse in which nothing happens, at several creature counts.
+
+    The idle pulse is the floor under every simulation: a batch of fights spends most
+    pulses waiting on lag. Its cost should grow no faster than the creature count, and
+    ideally stay flat (only numpy countdowns touch every creature). Spawning is timed
+    once per size as its own row, since it is setup, not pulse work.
+    """
+    rows: list[Result] = []
+    base_us: float | None = None
+    for creatures in plan.idle_creatures:
+        size = f"{creatures:,} creatures"
+        world = open_floor(content, open_floor_side(creatures))
+        try:
+            cells = spread_cells(creatures, world.grid.terrain == Terrain.FLOOR)
+            start = time.perf_counter()
+            populate(world, content, cells)
+            rows.append(result_from("spawn creatures (resolve + add)", size, "creature",
+                                    creatures, [time.perf_counter() - start]))
+            world.run(plan.warmup_pulses)
+            pulses = plan.idle_pulses
+
+            def block(world: World = world, pulses: int = pulses) -> None:
+                for _ in range(pulses):
+                    world.tick()
+
+            row = result_from("idle pulse", size, "pulse", pulses,
+                              time_repeats(block, plan.idle_repeats))
+            row.note = f"{row.per_unit_us * 1000 / creatures:.1f} ns per creature"
+            if base_us is None:
+                base_us = row.per_unit_us
+            else:
+                row.ratio = row.per_unit_us / base_us
+                row.ratio_of = f"idle pulse at {plan.idle_creatures[0]:,} creatures"
+            rows.append(row)
+        finally:
+            world.close()
+    return rows
+
+
+# -- 2. world creation --------------------------------------------------------------------------
+SMALL_SIDE = 20
+SMALL_CREATURES = 10
+
+
+def _small_rows() -> list[str]:
+    """A 20x20 room: a wall around an open floor."""
+    inner = "#" + "." * (SMALL_SIDE - 2) + "#"
+    return ["#" * SMALL_SIDE] + [inner] * (SMALL_SIDE - 2) + ["#" * SMALL_SIDE]
+
+
+def _small_cells() -> list[tuple[int, int]]:
+    """Where the 10 creatures stand: every other cell of rows 2 and 6, inside the wall."""
+    return [(1 + (2 * i) % (SMALL_SIDE - 2), 2 + 4 * ((2 * i) // (SMALL_SIDE - 2)))
+            for i in range(SMALL_CREATURES)]
+
+
+def _small_scenario_text() -> str:
+    """The 20x20 room with its 10 creatures as scenario TOML."""
+    lines = ['name = "bench"', "seed = 1", "pulses = 10", "", "[map]", "rows = ["]
+    lines += [f'  "{row}",' for row in _small_rows()] + ["]"]
+    for index, (x, y) in enumerate(_small_cells()):
+        lines += ["", "[[creatures]]", f'id = "c{index}"', f"at = [{x}, {y}]",
+                  "level = 10", "hp = 50"]
+    return "\n".join(lines) + "\n"
+
+
+def world_creation(content: Content, plan: Plan) -> list[Result]:
+    """Cost of making a small world once content is parsed (call default_content first).
+
+    Batch runs build one world per seed, thousands of times, so this is their fixed
+    cost per run. Three ways in: the Python API, a scenario already parsed (a batch
+    parses once and builds per seed), and scenario text (parse and build each time).
+    Worlds are closed after each block, untimed.
+    """
+    size = f"{SMALL_SIDE}x{SMALL_SIDE}, {SMALL_CREATURES} creatures"
+    number = plan.worlds_per_block
+    terrain = np.array([[Terrain.WALL if c == "#" else Terrain.FLOOR for c in row]
+                        for row in _small_rows()], dtype=np.uint8)
+    cells = _small_cells()
+    text = _small_scenario_text()
+    spec, raw = parse_scenario(text, "bench.toml")
+
+    def by_api() -> list[World]:
+        worlds = []
+        for _ in range(number):
+            world = World(content, Grid(terrain.copy()), seed=1, name="bench")
+            for index, at in enumerate(cells):
+                world.add_creature(f"c{index}", at, resolve(content, CREATURE, None))
+            worlds.append(world)
+        return worlds
+
+    def from_spec() -> list[World]:
+        return [build_world(spec, raw, "bench.toml", content=content) for _ in range(number)]
+
+    def from_text() -> list[World]:
+        worlds = []
+        for _ in range(number):
+            parsed, parsed_raw = parse_scenario(text, "bench.toml")
+            worlds.append(build_world(parsed, parsed_raw, "bench.toml", content=content))
+        return worlds
+
+    def close_all(worlds: list[World]) -> None:
+        for world in worlds:
+            world.close()
+
+    rows = []
+    for name, block in (("world build: API", by_api),
+                        ("world build: parsed scenario", from_spec),
+                        ("world build: scenario text", from_text)):
+        close_all(block())  # warm-up: first-use imports and caches do not count
+        rows.append(result_from(name, size, "world", number,
+                                time_repeats(block, plan.world_repeats, after=close_all)))
+    return rows
+
+
+# -- 3. water relabel ---------------------------------------------------------------------------
+def water_relabel(content: Content, plan: Plan) -> list[Result]:
+    """The engine's full water relabel against a bare scipy.ndimage.label of the same map.
+
+    `scipy.ndimage.label` is the floor no relabel can go under; the ratio says what the
+    engine adds on top (splitting cells by body, deleting and creating WaterBody
+    entities). The two are timed alternately so drift on the machine hits both alike.
+    """
+    from scipy import ndimage  # imported where used: scipy.ndimage is slow to import
+
+    structure = np.ones((3, 3), dtype=bool)
+    rows: list[Result] = []
+    for side in plan.relabel_sides:
+        size = f"{side}x{side}"
+        terrain = water_terrain(side)
+        world = World(content, Grid(terrain.copy()), seed=1, name="bench-water")
+        try:
+            def bare(terrain: np.ndarray = terrain) -> int:
+                _labels, count = ndimage.label(terrain == Terrain.WATER, structure=structure)
+                return int(count)
+
+            def full(world: World = world) -> None:
+                world.enter()  # relabel_water works on esper's current world
+                world.grid.dirty = True
+                relabel_water(world)
+
+            bare_times: list[float] = []
+            full_times: list[float] = []
+            bare()  # warm-up
+            full()
+            for _ in range(plan.relabel_repeats):
+                bare_times += time_repeats(bare, 1)
+                full_times += time_repeats(full, 1)
+            bodies = bare()
+            cells = side * side
+            water = float(np.mean(terrain == Terrain.WATER))
+            bare_row = result_from("scipy.ndimage.label", size, "call", 1, bare_times,
+                                   note=f"{water:.0%} water, {bodies:,} bodies, "
+                                        f"{min(bare_times) / cells * 1e9:.1f} ns/cell")
+            full_row = result_from("relabel_water (engine)", size, "call", 1, full_times,
+                                   note=f"{min(full_times) / cells * 1e9:.1f} ns/cell")
+            full_row.ratio = full_row.median_seconds / bare_row.median_seconds
+            full_row.ratio_of = f"scipy.ndimage.label {size}"
+            rows += [bare_row, full_row]
+        finally:
+            world.close()
+    return rows
+
+
+# -- 4. labellings without terrain change --------------------------------------------------------
+LAKE_SIDE = 64
+LAKE_CREATURES = 100
+
+
+def labellings(content: Content, plan: Plan) -> list[Result]:
+    """Water labellings over many pulses with no terrain change: must be 0 (R-GRID-5).
+
+    A relabel costs about a scipy.ndimage.label of the whole map; doing it every pulse
+    would make the idle pulse of a large map hundreds of times dearer. The count is the
+    check; a control pulse after one terrain change must then count exactly 1, or the
+    zero proves nothing (a counter that never counts).
+    """
+    size = f"{LAKE_SIDE}x{LAKE_SIDE} lake map, {LAKE_CREATURES} creatures"
+    world = World(content, Grid(water_terrain(LAKE_SIDE, seed=2)), seed=1, name="bench-lake")
+    try:
+        populate(world, content, spread_cells(LAKE_CREATURES,
+                                              world.grid.terrain == Terrain.FLOOR))
+        world.tick()  # any setup relabel happens here, before counting
+        before = world.grid.labellings
+        pulses = plan.label_pulses
+        times = time_repeats(lambda: world.run(pulses), 1)
+        changes = world.grid.labellings - before
+        row = result_from("labellings, no terrain change", size, "pulse", pulses, times,
+                          value=changes, ok=changes == 0,
+                          note="must be 0" if changes == 0 else "MUST BE 0: relabel without change")
+        ys, xs = np.nonzero(world.grid.terrain == Terrain.WATER)
+        before = world.grid.labellings
+        world.grid.set_terrain(int(xs[0]), int(ys[0]), Terrain.ICE, ice_cm=10)  # freeze one
+        control_times = time_repeats(world.tick, 1)
+        counted = world.grid.labellings - before
+        control = result_from("labellings, 1 terrain change", size, "pulse", 1, control_times,
+                              value=counted, ok=counted == 1,
+                              note="control: must be 1 (the pulse that relabels)")
+        return [row, control]
+    finally:
+        world.close()
+
+
+Benchmark = Callable[[Content, Plan], list[Result]]
+
+BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
+    ("idle pulse", idle_pulse),
+    ("world creation", world_creation),
+    ("water relabel", water_relabel),
+    ("labellings", labellings),
+)
