@@ -30,7 +30,7 @@ def spread_cells(count: int, free: np.ndarray) -> list[tuple[int, int]]:
     ys, xs = np.nonzero(free)
     if count > len(xs):
         raise ValueError(f"{count} creatures do not fit on {len(xs)} free cells")
-    picks = np.linspace(0, len(xs) - 1, num=count).astype(np.int64) if count else []
+    picks = np.linspace(0, len(xs) - 1, num=count).astype(np.int64)
     return [(int(xs[i]), int(ys[i])) for i in picks]
 
 

@@ -202,9 +202,6 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
     except BaseException:
         world.close()
         raise
-    from affray.systems.terrain import relabel_water
-
-    relabel_water(world)
     return world
 
 
