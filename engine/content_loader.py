@@ -87,6 +87,9 @@ class Content:
     origin: Mapping[tuple[str, str], str] = field(default_factory=dict)
     # Derived lookups, filled by __post_init__.
     bits: Mapping[str, int] = field(default_factory=dict)
+    # Memo of values derived from content by the rule modules (e.g. a hit's immunity
+    # bits per damage type and flags); content never changes, so it never goes stale.
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         bits = {name: 1 << i for i, name in enumerate(self.damage.imm_bits)}
@@ -159,7 +162,7 @@ class Content:
             else:
                 raise ContentError(f"{source}: {prefix}{kind}: unknown content kind "
                                    f"(known: {', '.join(sorted(NAMED_KINDS | SINGLE_KINDS))})")
-        result = replace(self, origin=origin, **changes, **merged_named)
+        result = replace(self, origin=origin, cache={}, **changes, **merged_named)
         check_references(result)
         return result
 

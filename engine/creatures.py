@@ -164,12 +164,10 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
             if granted not in affect_names:
                 affect_names.append(granted)
                 sources[granted] = "equipment"
+    # Gear-granted bits are not folded in here: the sheet adds them while the piece is
+    # worn, so dispelling the creature's own immunities never removes them (R-IMM-6).
     imm = content.bits_of(get("imm", []))
     res = content.bits_of(get("res", []))
-    for piece in worn:
-        item = content.items[piece.item]
-        imm |= content.bits_of(item.grants_imm)
-        res |= content.bits_of(item.grants_res)
     player = bool(get("player", False))
     return CreatureValues(
         profession=get("profession", "mobile"),
