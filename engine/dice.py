@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 _DICE = re.compile(r"^\s*(?:(\d+)\s*[dD]\s*(\d+))?\s*(?:([+-])?\s*(\d+))?\s*$")
@@ -33,3 +34,9 @@ def dice_average_x2(dice: tuple[int, int, int]) -> int:
     """Twice the average, exact in integers: (size+1)*count + 2*bonus."""
     count, size, bonus = dice
     return (size + 1) * count + 2 * bonus
+
+
+@functools.lru_cache(maxsize=1024)
+def dice_of(text: str | int) -> tuple[int, int, int]:
+    """parse_dice, memoised: content dice strings are parsed once, not once per blow."""
+    return parse_dice(text)

@@ -121,9 +121,14 @@ def load_world(path: str | Path) -> Any:
     if header.get("version") != VERSION:
         raise SaveError(f"{path}: save format version {header.get('version')!r} is not "
                         f"supported (this affray reads version {VERSION})")
-    if len(payload) != header.get("length"):
-        raise SaveError(f"{path}: truncated save ({len(payload)} of {header.get('length')} "
-                        f"bytes)")
+    length = header.get("length")
+    if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+        raise SaveError(f"{path}: not an affray save (bad payload length {length!r})")
+    if len(payload) < length:
+        raise SaveError(f"{path}: truncated save ({len(payload)} of {length} bytes)")
+    if len(payload) > length:
+        raise SaveError(f"{path}: damaged save: {len(payload) - length} bytes more than "
+                        f"the {length} its header declares")
     if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
         raise SaveError(f"{path}: checksum mismatch: the save was altered or damaged")
     try:
@@ -163,6 +168,7 @@ def _restore(data: dict[str, Any]) -> Any:
                       for pulse, action in data["scripted"]]
     world.events = [event_from_dict(event) for event in data["events"]]
     _restore_entities(world, data["entities"], data["next_entity"])
+    world.rebuild_views()
     return world
 
 
@@ -182,7 +188,5 @@ def _restore_entities(world: Any, entities: list[Any], next_entity: int) -> None
         if made != entity:
             raise SaveError(f"entity {entity} restored as {made}")
         next_id = entity + 1
-        if components.get("ActionQueue", {}).get("pending"):
-            world.ready.add(entity)
     for gap in gaps:
         esper.delete_entity(gap, immediate=True)

@@ -237,7 +237,7 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
             value = getattr(entry, name)
             if value is not UNSET and value < (0 if name == "level" else 1):
                 raise fail(name, "must be positive")
-        values = resolve(content, entry, template, fighting=entry.fighting)
+        values = resolve(content, entry, template)
         if values.vitals.hp > values.vitals.max_hp:
             raise fail("hp", f"hp {values.vitals.hp} is above max_hp {values.vitals.max_hp}")
         world.add_creature(entry.id, entry.at, values, template=entry.template)
@@ -262,6 +262,9 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
             if chest is None:
                 raise ScenarioError(f"{where}, field 'contents': only a container has contents")
             chest.contents = [ItemStack(i.item, i.count) for i in item.contents]
+    for entry in spec.creatures:
+        if entry.fighting is not None:
+            world.start_fight(entry.id, entry.fighting)
     actions = [(entry.pulse, _to_action(entry, i, source, world))
                for i, entry in enumerate(spec.actions)]
     actions.sort(key=lambda pair: pair[0])  # stable: file order within a pulse

@@ -37,7 +37,11 @@ from affray.events import Event, Refused
 from affray.grid import Grid, Terrain, chebyshev
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
+from affray.systems.hit import Hit
 from affray.systems.lag import LagTable
+from affray.systems.protections import default_protections
+from affray.systems.rules import Rules
+from affray.systems.sheet import Sheet, build_sheet
 from affray.systems.terrain import relabel_water
 
 _contexts = itertools.count(1)
@@ -83,6 +87,10 @@ class World:
         self.end_pulse: int | None = None
         self.content_overlay: dict[str, Any] = {}
         self.legend = dict(legend or DEFAULT_LEGEND)
+        # Runtime views and indexes, rebuilt on load (never saved).
+        self.sheets: dict[int, Sheet] = {}
+        self.fighting: set[int] = set()
+        self.rules = default_rules()
         relabel_water(self)
 
     # -- esper context -------------------------------------------------------------------
@@ -133,7 +141,69 @@ class World:
             values.statuses, values.skills, values.equipment, values.combat, ActionQueue())
         self.by_id[creature_id] = entity
         self.grid.occupant[y, x] = entity
+        self.sheets[entity] = build_sheet(entity, self.content)
         return entity
+
+    def rebuild_views(self) -> None:
+        """Rebuild the runtime views (sheets, the fighting and ready sets) from the
+        components: after a load, they are derived, never saved."""
+        self.enter()
+        self.sheets = {entity: build_sheet(entity, self.content)
+                       for entity in self.by_id.values()}
+        self.fighting = {entity for entity, sheet in self.sheets.items()
+                         if sheet.vitals.alive and sheet.combat.fighting}
+        self.ready = {entity for entity in self.by_id.values()
+                      if esper.component_for_entity(entity, ActionQueue).pending}
+
+    def sheet(self, creature_id: str) -> Sheet:
+        """The sheet (component references) of a creature by id."""
+        return self.sheets[self.by_id[creature_id]]
+
+    def start_fight(self, attacker_id: str, victim_id: str) -> None:
+        """Make two creatures fight (the victim fights back unless already fighting)."""
+        from affray.systems.melee import start_fight
+
+        attacker, victim = self.sheet(attacker_id), self.sheet(victim_id)
+        start_fight(self, attacker, victim)
+        self.fighting.update((attacker.entity, victim.entity))
+
+    def round_starts(self, fighter: Sheet) -> bool:
+        """The start of a fighter's round: the stun check (R-STUN-2); True to attack."""
+        from affray.systems.stun import check_stun
+
+        return check_stun(self, fighter)
+
+    def damage(self, source: str | None, target: str, amount: int, damage_type: str,
+               flags: tuple[str, ...] = ("other",), *, cause: str = "script",
+               spell: str | None = None) -> int:
+        """Deal scripted damage through the damage pipeline (R-DMG-1).
+
+        `cause="raw"` skips the protections (the source's rawdamage). Returns the hit
+        points lost. A kill raises `affray.VictimDeath` (R-DMG-2): a hook that kills must
+        let it propagate; a game calling this outside a tick catches it.
+        """
+        from affray.systems.damage import damage_hit
+        from affray.systems.immunity import FLAG_BITS, flags_of
+
+        self.enter()
+        canonical = self.content.damage_type(damage_type)
+        if canonical is None:
+            raise ActionError(f"damage: unknown damage type {damage_type!r}")
+        unknown = [flag for flag in flags if flag not in FLAG_BITS]
+        if unknown:
+            raise ActionError(f"damage: unknown damage flag {unknown[0]!r}")
+        victim = self._living_target(target, "damage")
+        attacker = None
+        if source is not None:
+            if source not in self.by_id:
+                raise ActionError(f"damage: unknown source {source!r}")
+            attacker = self.sheet(source)
+        if amount < 0:
+            raise ActionError("damage: amount must be 0 or more")
+        hit = Hit(source=attacker, victim=self.sheets[victim], dam=int(amount),
+                  damage_type=canonical, flags=flags_of(flags), melee=False, cause=cause,
+                  spell=spell)
+        return damage_hit(self, hit)
 
     def add_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
         """Lay a stack of items on a cell (R-GRID-4); containers become chests."""
@@ -320,6 +390,13 @@ class World:
     def __repr__(self) -> str:
         return (f"World(name={self.name!r}, pulse={self.pulse}, creatures={len(self.by_id)}, "
                 f"grid={self.grid.width}x{self.grid.height})")
+
+
+def default_rules() -> Rules:
+    """A fresh copy of the engine's default protections and defence chain."""
+    from affray.systems.defence import default_defences
+
+    return Rules(protections=default_protections(), defences=default_defences())
 
 
 def _as_cell(value: object, kind: str, field: str) -> tuple[int, int]:

@@ -6,16 +6,20 @@ target dead, a stun) is checked again here, and a refusal is a `refused` event.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import esper
 
 from affray.actions import ActionQueue, Attack, Cast, Casting, Move, action_name
-from affray.components import Combat, Creature, Position, Spawn, Vitals
+from affray.components import Creature, Position, Spawn, Vitals
 from affray.events import Moved, Refused
 from affray.grid import chebyshev
+from affray.systems.blow import one_hit
+from affray.systems.hit import VictimDeath
 
 if TYPE_CHECKING:
+    from affray.systems.sheet import Sheet
     from affray.world import World
 
 
@@ -84,10 +88,20 @@ def _attack(world: World, entity: int, creature: Creature, action: Attack) -> No
     if chebyshev((mine.x, mine.y), (theirs.x, theirs.y)) != 1:  # R-MELEE-2
         world.emit(Refused(world.pulse, creature.id, "attack", "out of range"))
         return
-    esper.component_for_entity(entity, Combat).fighting = action.target
-    target_combat = esper.component_for_entity(target, Combat)
-    if target_combat.fighting is None:  # the victim fights back
-        target_combat.fighting = creature.id
+    attacker_sheet, victim_sheet = world.sheets[entity], world.sheets[target]
+    if victim_sheet.combat.fighting is None:
+        samurai_opener(world, victim_sheet, attacker_sheet)
+    if attacker_sheet.vitals.alive:
+        world.start_fight(creature.id, action.target)
+
+
+def samurai_opener(world: World, samurai: Sheet, attacker: Sheet) -> None:
+    """R-MELEE-7: a samurai caught outside a fight, weapon in hand, draws and cuts once
+    (a full blow, R-MELEE-1) before the attacker's first blow lands."""
+    if samurai.creature.profession != "samurai" or samurai.weapon is None:
+        return
+    with contextlib.suppress(VictimDeath):  # the attacker died on it; the death is logged
+        one_hit(world, samurai, attacker, cause="melee")
 
 
 def _cast(world: World, entity: int, creature: Creature, action: Cast) -> None:

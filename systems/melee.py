@@ -1,7 +1,10 @@
-"""Melee: R-TIME-2, R-TIME-3, R-MELEE-* (combat rounds and blows).
+"""Melee: combat rounds every 12 pulses (R-TIME-2, R-TIME-3).
 
-Not implemented yet: this processor holds its place in the schedule (R-TIME-4) and does
-nothing until the damage-core issue lands.
+On the pulse a round falls due (pulse divisible by the round length), the fighters are
+snapshot in spawn order; each living one gets one round: its stun check, then its blows
+(one, plus a quick creature's extra one, plus the attack skills' extra blows), then its
+on-fight hooks (its own, then its worn items'). A creature that died earlier in the round
+is skipped; a death inside a blow or a hook ends that fighter's round (R-DMG-2).
 """
 
 from __future__ import annotations
@@ -9,16 +12,103 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.systems.base import System
+from affray.systems.blow import one_hit
+from affray.systems.hit import VictimDeath
+from affray.systems.skills import effective_skill
 
 if TYPE_CHECKING:
+    from affray.systems.sheet import Sheet
     from affray.world import World
+
+# Extra attacks: (skill, divisor) - the source's next_attack coefficients.
+PLAYER_EXTRA = (("second_attack", 2), ("third_attack", 3), ("fourth_attack", 3),
+                ("fifth_attack", 3))
+NPC_EXTRA = (("second_attack", 2), ("third_attack", 4), ("fourth_attack", 6))
+
+
+def start_fight(world: World, attacker: Sheet, victim: Sheet) -> None:
+    """Both fight: the attacker its victim; the victim fights back unless busy."""
+    attacker.combat.fighting = victim.id
+    if attacker.vitals.position == "standing":
+        attacker.vitals.position = "fighting"
+    if victim.combat.fighting is None:
+        victim.combat.fighting = attacker.id
+        if victim.vitals.position == "standing":
+            victim.vitals.position = "fighting"
+
+
+def stop_fighting(sheet: Sheet) -> None:
+    sheet.combat.fighting = None
+    if sheet.vitals.position == "fighting":
+        sheet.vitals.position = "standing"
+
+
+def extra_blows(world: World, attacker: Sheet) -> int:
+    """How many extra blows the attack skills give this round: each skill in turn rolls
+    number_percent() < effective / divisor (x3/4 when slowed)."""
+    table = NPC_EXTRA if attacker.npc else PLAYER_EXTRA
+    extra = 0
+    slowed = attacker.has("slow")
+    for skill, divisor in table:
+        effective = effective_skill(world, attacker, skill)
+        if effective <= 0:
+            continue
+        chance = effective // divisor
+        if slowed:
+            chance = chance * 3 // 4
+        if world.rng.percent() < chance:
+            extra += 1
+    return extra
+
+
+def fight_round(world: World, attacker: Sheet, victim: Sheet) -> None:
+    """One fighter's blows this round; stops when the target dies or the fighter does."""
+    blows = 1
+    if attacker.has("haste") and not attacker.has("slow"):
+        blows += 1
+    blows += extra_blows(world, attacker)
+    for _ in range(blows):
+        if not (attacker.vitals.alive and victim.vitals.alive):
+            return
+        one_hit(world, attacker, victim)
+
+
+def on_fight_hooks(world: World, fighter: Sheet) -> None:
+    """R-TIME-3: the creature's own on-fight hooks, then those of its worn items."""
+    owners = [("all", ""), ("creature", fighter.id)]
+    if fighter.creature.template:
+        owners.append(("template", fighter.creature.template))
+    owners.extend(("item", piece.item) for piece in fighter.equipment.worn)
+    for hook in world.rules.hooks_for("on_fight", owners):
+        hook(fighter, world)
 
 
 class MeleeSystem(System):
-    """Melee step of the pulse; does nothing yet (lands with the damage-core issue)."""
+    """Combat rounds every `round_pulses` pulses (R-TIME-2)."""
 
     name = "Melee"
-    rules = "R-TIME-2, R-TIME-3, R-MELEE-* (combat rounds and blows)"
+    rules = "R-TIME-2, R-TIME-3, R-MELEE-1..8 (combat rounds and blows)"
 
     def process(self, world: World) -> None:
-        return None
+        if world.pulse % world.content.fight.round_pulses or not world.fighting:
+            return
+        fighters = sorted((world.sheets[e] for e in world.fighting),
+                          key=lambda sheet: sheet.spawn.number)  # the round's snapshot
+        for fighter in fighters:
+            if not fighter.vitals.alive:
+                continue  # died earlier this round
+            target_id = fighter.combat.fighting
+            victim = world.sheets[world.by_id[target_id]] if target_id else None
+            if victim is None or not victim.vitals.alive:
+                stop_fighting(fighter)
+                world.fighting.discard(fighter.entity)
+                continue
+            if not world.round_starts(fighter):  # the stun check (R-STUN-2)
+                continue
+            try:
+                fight_round(world, fighter, victim)
+                on_fight_hooks(world, fighter)
+            except VictimDeath:
+                pass  # the round ends for whoever died; the death is already logged
+        world.fighting = {e for e in world.fighting
+                          if world.sheets[e].vitals.alive and world.sheets[e].combat.fighting}

@@ -1,0 +1,168 @@
+"""One melee blow (OneHit::hit), R-MELEE-1..8: every blow, ordinary or special.
+
+In order: can-hit and movement cost; to-hit (a miss ends the blow); damage calculation
+(base, class, damroll and strength, modifiers, critical, normalise), protections, the
+wielded weapon's material pass; the position multiplier, once; the defence chain;
+pre-damage effects; message; inflict; post-damage effects.
+Melee carries a physical damage type for immunity and armor, and none of magic's type
+rules (R-MELEE-8): nothing here sets anyone burning or touches terrain.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from affray.arith import tdiv
+from affray.dice import dice_average_x2, dice_of
+from affray.events import Defended, Miss
+from affray.grid import chebyshev
+from affray.systems import immunity
+from affray.systems.damage import apply_modifiers, finish, run_hooks
+from affray.systems.hit import Hit
+from affray.systems.protections import protect
+from affray.systems.skills import effective_skill, weapon_skill
+from affray.systems.tohit import (
+    FIGHTING,
+    POSITION_RANK,
+    SLEEPING,
+    roll_armor_model,
+    roll_legacy,
+    stat_index,
+)
+
+if TYPE_CHECKING:
+    from affray.systems.sheet import Sheet
+    from affray.world import World
+
+CLASS_DIVISOR = {"hybrid": 130, "agile": 110, "other": 100}  # casters: none
+
+
+def can_hit(attacker: Sheet, victim: Sheet) -> bool:
+    """Both alive, side by side (R-MELEE-2); a player needs movement points."""
+    if not (attacker.vitals.alive and victim.vitals.alive):
+        return False
+    a, v = attacker.position, victim.position
+    if chebyshev((a.x, a.y), (v.x, v.y)) != 1:
+        return False
+    return not (attacker.creature.player and attacker.vitals.move <= 0)
+
+
+def pay_movement(attacker: Sheet) -> None:
+    """A player pays min(max(level/20, 1), move) movement points per blow; NPCs nothing."""
+    if attacker.creature.player:
+        vitals = attacker.vitals
+        vitals.move -= min(max(tdiv(attacker.level.level, 20), 1), vitals.move)
+
+
+def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int:
+    """damBase: weapon dice * skill/100; an NPC's hand dice when better than its weapon
+    (not scaled by skill); a bare-handed player number_range(1 + 4*skill/100,
+    (2L/3)*skill/100); x21/20 with a weapon and no shield; sharp and holy weapons."""
+    rng = world.rng
+    weapon = attacker.weapon
+    hand = attacker.offense.hand_dice
+    weapon_dice = dice_of(weapon.damage) if weapon is not None and weapon.damage else None
+    if attacker.npc and hand is not None and (
+            weapon_dice is None or dice_average_x2(hand) > dice_average_x2(weapon_dice)):
+        dam = rng.dice(hand[0], hand[1]) + hand[2]
+    elif weapon_dice is not None:
+        dam = tdiv((rng.dice(weapon_dice[0], weapon_dice[1]) + weapon_dice[2]) * skill, 100)
+    else:
+        level = attacker.level.level
+        dam = rng.number_range(1 + tdiv(4 * skill, 100), tdiv(tdiv(2 * level, 3) * skill, 100))
+    if weapon is not None:
+        if not attacker.shield:
+            dam = tdiv(dam * 21, 20)
+        if weapon.sharp:
+            p = rng.percent()
+            if p <= tdiv(skill, 8):
+                dam = 2 * dam + tdiv(dam * 2 * p, 100)
+        if (weapon.holy and attacker.level.alignment > 333 and victim.level.alignment < -333
+                and rng.percent() < 30):
+            dam += tdiv(dam * 120, 100)
+    return dam
+
+
+def apply_class(world: World, attacker: Sheet, dam: int) -> int:
+    """damapply_class, players only: dam += dam*number_percent()/div, div 130 hybrid,
+    110 agile, 100 other; casters nothing."""
+    if not attacker.creature.player:
+        return dam
+    divisor = CLASS_DIVISOR.get(attacker.profession.flag)
+    if divisor is None:
+        return dam
+    return dam + tdiv(dam * world.rng.percent(), divisor)
+
+
+def apply_damroll(world: World, attacker: Sheet, dam: int, skill: int) -> int:
+    """dam += damroll*min(100, skill)/100, then dam += dam*str_app[STR].damage/100."""
+    dam += tdiv(attacker.offense.damroll * min(100, skill), 100)
+    str_damage = world.content.stats.str_.damage[stat_index(attacker.stats.strength)]
+    return dam + tdiv(dam * str_damage, 100)
+
+
+def position_multiplier(victim: Sheet, value: int) -> int:
+    """R-MELEE-4: victim asleep or worse x2; resting or sitting x3/2 (truncated)."""
+    rank = POSITION_RANK[victim.vitals.position]
+    if rank <= SLEEPING:
+        return value * 2
+    if rank < FIGHTING:
+        return tdiv(value * 3, 2)
+    return value
+
+
+def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") -> int:
+    """One blow through the whole pipeline (R-MELEE-1). Returns the hit points taken;
+    raises VictimDeath when the blow (or a hook) kills."""
+    if not can_hit(attacker, victim):
+        return 0
+    pay_movement(attacker)
+    content = world.content
+    weapon = attacker.weapon
+    damage_type = content.damage_type(weapon.damage_type) if weapon else "bash"
+    if damage_type not in content.damage.physical:  # R-IMM-5: a blow is always physical
+        damage_type = "bash"
+    skill = 20 + weapon_skill(world, attacker)
+    column = content.damage.armor_column.get(damage_type, "exotic")
+    blind_fighting = effective_skill(world, attacker, "blind_fighting")
+    armor_use = effective_skill(world, victim, "armor_use")
+    if content.fight.model == "armor":
+        roll = roll_armor_model(attacker, victim, skill, world.rng, content,
+                                blind_fighting, armor_use)
+    else:
+        roll = roll_legacy(attacker, victim, skill, column, world.rng, content,
+                           blind_fighting, armor_use)
+    if not roll.hit:
+        world.emit(Miss(world.pulse, attacker.id, victim.id, cause))
+        return 0
+    # Damage calculation (R-MELEE-3).
+    dam = base_damage(world, attacker, victim, skill)
+    dam = apply_class(world, attacker, dam)
+    dam = apply_damroll(world, attacker, dam, skill)
+    hit = Hit(source=attacker, victim=victim, dam=dam, damage_type=damage_type,
+              flags=immunity.WEAPON, melee=True, cause=cause, critical=roll.critical,
+              weapon=weapon, pierce=roll.pierce, armor_bonus=roll.armor_bonus)
+    apply_modifiers(world, hit, melee=True)
+    if hit.critical:  # R-HIT-5: with the other multipliers, before protections
+        numerator, denominator = content.fight.critical_multiplier
+        hit.dam = tdiv(hit.dam * numerator, denominator)
+    hit.dam = max(hit.dam, 1)  # damNormalize
+    hit.orig_dam = hit.raw = hit.dam
+    protect(hit, world)
+    if weapon is not None and hit.dam > 0:  # R-IMM-9: the weapon's material, separately
+        bits = immunity.material_bits(content, weapon)
+        outcome = immunity.resolve(bits, victim.imm_mask(), victim.res_mask(),
+                                   victim.vuln_mask())
+        before = hit.dam
+        hit.dam = immunity.apply(outcome, hit.dam)
+        hit.immune = hit.immune or (before > 0 and hit.dam == 0)
+    # R-MELEE-4: once, after every other multiplier; orig_dam gets the same factor.
+    hit.dam = position_multiplier(victim, hit.dam)
+    hit.orig_dam = position_multiplier(victim, hit.orig_dam)
+    if hit.dam > 0:
+        for name, defence in world.rules.defences.items():  # R-DEF-1: first success ends
+            if defence(world, hit):
+                world.emit(Defended(world.pulse, attacker.id, victim.id, name))
+                return 0
+    run_hooks(world, "pre_damage", hit)
+    return finish(world, hit)

@@ -1,0 +1,98 @@
+"""The damage pipeline (Damage::hit) and what every hit ends with: inflict and death.
+
+R-DMG-1: spells, scripted, affect, raw and self damage share one path: "all damage"
+modifiers, pre-damage hooks, protections (skipped for raw damage), the message, inflict,
+post-damage hooks. Melee blows end in the same `finish` (message, inflict, post-damage).
+R-DMG-2: a kill raises VictimDeath, which propagates through hooks to the caller.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from affray.components import Position
+from affray.events import Damage, Death, Immune
+from affray.systems.hit import Hit, VictimDeath
+from affray.systems.protections import protect
+
+if TYPE_CHECKING:
+    from affray.systems.sheet import Sheet
+    from affray.world import World
+
+
+def run_hooks(world: World, kind: str, hit: Hit) -> None:
+    """Run the victim's hooks of one kind; a VictimDeath inside one propagates."""
+    for hook in world.rules.hooks_for(kind, hit.victim.hook_owners()):
+        hook(hit, world)
+
+
+def apply_modifiers(world: World, hit: Hit, melee: bool) -> None:
+    """R-MELEE-5: "all damage" modifiers on every hit, "all melee" ones on every blow;
+    the one call site per pipeline is what makes each apply exactly once."""
+    if melee:
+        for modifier in world.rules.all_melee:
+            modifier(hit, world)
+    for modifier in world.rules.all_damage:
+        modifier(hit, world)
+
+
+def damage_hit(world: World, hit: Hit) -> int:
+    """R-DMG-1: the damage pipeline. Returns the hit points lost; raises VictimDeath."""
+    apply_modifiers(world, hit, melee=False)
+    hit.raw = hit.dam
+    run_hooks(world, "pre_damage", hit)
+    if hit.cause != "raw":
+        protect(hit, world)
+    return finish(world, hit)
+
+
+def finish(world: World, hit: Hit) -> int:
+    """Message, inflict, post-damage effects: the end both pipelines share."""
+    source = hit.source.id if hit.source is not None else None
+    victim = hit.victim
+    if hit.immune:
+        world.emit(Immune(world.pulse, source, victim.id, hit.damage_type))
+        return 0
+    world.emit(Damage(world.pulse, source, victim.id, hit.dam, hit.raw, hit.damage_type,
+                      hit.cause, hit.spell, hit.critical, hit.saved))
+    if hit.dam <= 0:
+        return 0
+    inflict(world, hit)
+    run_hooks(world, "post_damage", hit)
+    return hit.dam
+
+
+def inflict(world: World, hit: Hit) -> None:
+    """hp -= dam; immortals stay at 1 or more; at 0 or below, update the position.
+
+    An NPC at 0 or below dies. A player follows the source's ladder: -11 or below dead,
+    -6 or below mortally wounded, -3 or below incapacitated, else stunned (position).
+    """
+    victim = hit.victim
+    vitals = victim.vitals
+    vitals.hp -= hit.dam
+    if victim.creature.immortal and vitals.hp < 1:
+        vitals.hp = 1
+    if vitals.hp > 0:
+        return
+    if victim.creature.player and vitals.hp > -11:
+        vitals.position = "mortal" if vitals.hp <= -6 else (
+            "incap" if vitals.hp <= -3 else "stunned")
+        return
+    kill(world, victim, hit.source)
+
+
+def kill(world: World, victim: Sheet, killer: Sheet | None) -> None:
+    """Death: `death` event, a corpse on the cell, the cell freed; raises VictimDeath."""
+    vitals = victim.vitals
+    vitals.alive = False
+    vitals.position = "dead"
+    victim.combat.fighting = None
+    position: Position = victim.position
+    world.grid.occupant[position.y, position.x] = 0
+    world.ready.discard(victim.entity)
+    world.fighting.discard(victim.entity)
+    killer_id = killer.id if killer is not None else None
+    world.emit(Death(world.pulse, victim.id, killer_id))
+    world.add_item("corpse", (position.x, position.y))
+    raise VictimDeath(victim.id, killer_id)

@@ -1,0 +1,49 @@
+"""One hit travelling through a pipeline, and the death signal (R-DMG-1..3).
+
+`Hit` carries everything the steps read and change: who hits whom, the running damage,
+its type and flags, and what happened on the way (critical, saved, immune).
+`VictimDeath` is raised when a hit kills; it derives from BaseException so no hook's
+`except Exception` can swallow it (R-DMG-2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from affray.defs import ItemDef
+    from affray.systems.sheet import Sheet
+
+
+@dataclass(slots=True)
+class Hit:
+    """A hit in flight. `dam` is whole hit points at every step (R-PROT-9)."""
+
+    source: Sheet | None
+    victim: Sheet
+    dam: int
+    damage_type: str
+    flags: int
+    melee: bool
+    cause: str
+    spell: str | None = None
+    critical: bool = False
+    saved: bool = False
+    raw: int = 0
+    orig_dam: int = 0
+    immune: bool = False
+    weapon: ItemDef | None = None
+    # What the attacker's accuracy pierces armor with (R-HIT-7): effective hitroll.
+    pierce: float = 0.0
+    # Armor a successful armor-use roll adds to the victim for this hit (R-HIT-3).
+    armor_bonus: float = 0.0
+
+
+class VictimDeath(BaseException):
+    """A hit killed its victim. Propagates through hooks to the round (R-DMG-2)."""
+
+    def __init__(self, victim: str, killer: str | None) -> None:
+        super().__init__(f"{victim} was killed" + (f" by {killer}" if killer else ""))
+        self.victim = victim
+        self.killer = killer

@@ -1,0 +1,133 @@
+"""Registries a game extends without patching a pipeline (R-PROT-8, R-MELEE-5, R-DEF-6).
+
+- `Steps`: an ordered list of named functions (the protections, the defence chain): add,
+  remove, or reorder a step by name.
+- `Rules`: one world's registries: protection steps, defence steps, damage modifiers for
+  "all melee" and "all damage", and hooks (on-immune, pre-damage, post-damage, on-fight)
+  keyed by what they belong to (a creature id, a template, an affect, a worn item).
+
+Rules are code, not data: a save does not hold them. A game that registers its own passes
+the same registrations to a loaded world (`World.rules`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Who a hook belongs to: ("creature", id), ("template", name), ("affect", name),
+# ("item", name), or ("all", "") for every creature.
+Owner = tuple[str, str]
+HOOK_KINDS = ("on_immune", "pre_damage", "post_damage", "on_fight")
+
+
+class Steps(Generic[F]):
+    """An ordered registry of named steps."""
+
+    __slots__ = ("_names", "_steps")
+
+    def __init__(self, steps: list[tuple[str, F]] | None = None) -> None:
+        self._names: list[str] = []
+        self._steps: list[F] = []
+        for name, step in steps or []:
+            self.add(name, step)
+
+    def add(self, name: str, step: F, *, before: str | None = None,
+            after: str | None = None) -> None:
+        """Add a step at the end, or before / after the step named."""
+        if name in self._names:
+            raise ValueError(f"a step named {name!r} is already registered")
+        if before is not None and after is not None:
+            raise ValueError("give before or after, not both")
+        index = len(self._names)
+        if before is not None:
+            index = self._index(before)
+        elif after is not None:
+            index = self._index(after) + 1
+        self._names.insert(index, name)
+        self._steps.insert(index, step)
+
+    def remove(self, name: str) -> F:
+        """Remove the named step and return it."""
+        index = self._index(name)
+        del self._names[index]
+        return self._steps.pop(index)
+
+    def replace(self, name: str, step: F) -> None:
+        """Swap the function of a named step, keeping its place."""
+        self._steps[self._index(name)] = step
+
+    def reorder(self, names: list[str]) -> None:
+        """Put the steps in this order (every current name exactly once)."""
+        if sorted(names) != sorted(self._names):
+            raise ValueError(f"reorder needs exactly the steps {self._names}")
+        by_name = dict(zip(self._names, self._steps, strict=True))
+        self._names = list(names)
+        self._steps = [by_name[name] for name in names]
+
+    def _index(self, name: str) -> int:
+        try:
+            return self._names.index(name)
+        except ValueError:
+            raise KeyError(f"no step named {name!r}; steps: {self._names}") from None
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def __iter__(self) -> Iterator[F]:
+        return iter(self._steps)
+
+    def items(self) -> list[tuple[str, F]]:
+        return list(zip(self._names, self._steps, strict=True))
+
+    def copy(self) -> Steps[F]:
+        return Steps(self.items())
+
+
+@dataclass(slots=True)
+class Rules:
+    """One world's protection steps, defence steps, modifiers and hooks."""
+
+    protections: Steps[Any]
+    defences: Steps[Any]
+    all_melee: list[Callable[..., None]] = field(default_factory=list)
+    all_damage: list[Callable[..., None]] = field(default_factory=list)
+    hooks: dict[str, dict[Owner, list[Callable[..., Any]]]] = field(
+        default_factory=lambda: {kind: {} for kind in HOOK_KINDS})
+
+    def add_modifier(self, scope: str, modifier: Callable[..., None]) -> None:
+        """Register a damage modifier for "melee" (every blow) or "damage" (every hit of
+        either pipeline); each applies exactly once per blow or hit (R-MELEE-5)."""
+        if scope == "melee":
+            self.all_melee.append(modifier)
+        elif scope == "damage":
+            self.all_damage.append(modifier)
+        else:
+            raise ValueError(f"modifier scope must be 'melee' or 'damage', not {scope!r}")
+
+    def add_hook(self, kind: str, owner: Owner, hook: Callable[..., Any]) -> None:
+        """Register a hook of `kind` for `owner` (see Owner)."""
+        if kind not in HOOK_KINDS:
+            raise ValueError(f"hook kind must be one of {HOOK_KINDS}, not {kind!r}")
+        if owner[0] not in ("creature", "template", "affect", "item", "all"):
+            raise ValueError(f"unknown hook owner kind {owner[0]!r}")
+        self.hooks[kind].setdefault(owner, []).append(hook)
+
+    def hooks_for(self, kind: str, owners: list[Owner]) -> list[Callable[..., Any]]:
+        """The hooks of `kind` for these owners, in the owners' order."""
+        table = self.hooks[kind]
+        if not table:
+            return []
+        found: list[Callable[..., Any]] = []
+        for owner in owners:
+            found.extend(table.get(owner, ()))
+        return found
+
+    def copy(self) -> Rules:
+        return Rules(protections=self.protections.copy(), defences=self.defences.copy(),
+                     all_melee=list(self.all_melee), all_damage=list(self.all_damage),
+                     hooks={k: {o: list(v) for o, v in t.items()} for k, t in self.hooks.items()})

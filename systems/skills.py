@@ -1,0 +1,44 @@
+"""Effective skill values: what a roll compares against (source_notes section 8).
+
+A player's skill is what it learned (0..100). An NPC never learned anything: its weapon
+skill is 100 with a weapon and 2 x level + 40 bare-handed (the source's mob skill data),
+capped at 100; other skills come from its `skills` table. Daze halves spell skill and cuts
+other skills to two thirds (R-LAG-3).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from affray.arith import clamp, tdiv
+
+if TYPE_CHECKING:
+    from affray.systems.sheet import Sheet
+    from affray.world import World
+
+
+def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) -> int:
+    """Learned percent, cut by daze (spell: /2, other: *2/3), clamped 0..100."""
+    learned = sheet.skills.learned.get(name, 0)
+    if learned and world.lag.daze[sheet.creature.slot] > 0:
+        learned = tdiv(learned, 2) if spell else tdiv(2 * learned, 3)
+    return clamp(learned, 0, 100)
+
+
+def weapon_skill_name(sheet: Sheet) -> str:
+    """The skill a blow uses: the weapon's class (sword, dagger...) or hand to hand."""
+    weapon = sheet.weapon
+    if weapon is None:
+        return "hand_to_hand"
+    return weapon.weapon_class or "exotic"
+
+
+def weapon_skill(world: World, sheet: Sheet) -> int:
+    """Effective weapon skill 0..100 (the blow's skill is 20 plus this)."""
+    name = weapon_skill_name(sheet)
+    if sheet.npc and name not in sheet.skills.learned:
+        learned = 100 if sheet.weapon is not None else min(100, 2 * sheet.level.level + 40)
+        if world.lag.daze[sheet.creature.slot] > 0:
+            learned = tdiv(2 * learned, 3)
+        return learned
+    return effective_skill(world, sheet, name)

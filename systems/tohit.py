@@ -1,0 +1,193 @@
+"""To-hit: the armor model (R-HIT-2..6) and the legacy THAC0 model (R-HIT-1).
+
+The fight config's `model` picks one. Both are pure functions of the two sheets and the
+content, plus the world's generator for the rolls, drawn in a fixed order: armor use
+(if the victim has it), blind fighting (if the attacker is blind), then the d20 face,
+then (armor model, middle faces) one uniform.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from affray.arith import clamp, interpolate, tdiv
+from affray.defs import POSITIONS
+
+if TYPE_CHECKING:
+    from affray.content_loader import Content
+    from affray.rng import Rng
+    from affray.systems.sheet import Sheet
+
+FIGHTING = POSITIONS.index("fighting")
+RESTING = POSITIONS.index("resting")
+SLEEPING = POSITIONS.index("sleeping")
+POSITION_RANK = {name: rank for rank, name in enumerate(POSITIONS)}
+
+
+def stat_index(value: int) -> int:
+    """Stat tables index the current stat, 0..28."""
+    return clamp(value, 0, 28)
+
+
+@dataclass(slots=True)
+class Roll:
+    """The outcome of a to-hit roll and what the blow needs from it."""
+
+    hit: bool
+    critical: bool = False
+    pierce: float = 0.0          # effective hitroll, for armor (R-HIT-7)
+    armor_bonus: float = 0.0     # from a successful armor-use roll (R-HIT-3)
+
+
+# -- shared pieces --------------------------------------------------------------------
+def class_base(sheet: Sheet) -> int:
+    """R-HIT-2: 20 - interpolate(level, thac00, thac32), never below 1."""
+    profession = sheet.profession
+    return max(1, 20 - interpolate(sheet.modify_level, profession.thac00, profession.thac32))
+
+
+def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> float:
+    """R-HIT-2: hitroll * skill% * (1 + strength hit bonus%). `skill` is the blow's
+    skill (20 + weapon skill, so 20..120, as the source's)."""
+    str_hit = content.stats.str_.hit[stat_index(sheet.stats.strength)]
+    return sheet.offense.hitroll * (skill / 100.0) * (1.0 + str_hit / 100.0)
+
+
+def below_fighting(sheet: Sheet) -> bool:
+    return POSITION_RANK[sheet.vitals.position] < FIGHTING
+
+
+def blind_fails(attacker: Sheet, rng: Rng, effective: int) -> bool:
+    """A blind attacker rolls blind fighting: number_percent() < effective succeeds."""
+    if not attacker.has("blind"):
+        return False
+    return not rng.percent() < effective
+
+
+def armor_use_succeeds(victim: Sheet, rng: Rng, effective: int) -> bool:
+    """The victim's armor use: effective above 1 and number_percent() < effective."""
+    return effective > 1 and rng.percent() < effective
+
+
+# -- the armor model ------------------------------------------------------------------
+def accuracy(attacker: Sheet, skill: int, content: Content) -> float:
+    """R-HIT-2: base_w * classBase + effective hitroll."""
+    return (content.fight.armor.base_w * class_base(attacker)
+            + effective_hitroll(attacker, skill, content))
+
+
+def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> float:
+    """R-HIT-3 (and R-STAT-2): ev_level * Lv + ev_dex * (-dex defensive) * min(1, Lv/100);
+    halved below fighting position or with no movement points; times blind_factor when
+    the attacker is blind and failed blind fighting; times (1 - 0.1 d) for Sluggish d
+    (floor from content)."""
+    knobs = content.fight.armor
+    level = victim.modify_level
+    defensive = content.stats.dex.defensive[stat_index(victim.stats.dexterity)]
+    value = knobs.ev_level * level + knobs.ev_dex * (-defensive) * min(1.0, level / 100.0)
+    if below_fighting(victim) or victim.vitals.move <= 0:
+        value /= 2.0
+    if attacker_blind_failed:
+        value *= knobs.blind_factor
+    sluggish = victim.statuses.degrees.get("sluggish", 0)
+    if sluggish:
+        status = content.statuses["sluggish"]
+        value *= max(status.evasion_floor, 1.0 - status.evasion_per_degree * sluggish)
+    return value
+
+
+def hit_chance(acc: float, ev: float, content: Content) -> float:
+    """R-HIT-4: acc^hit_pow / (acc^hit_pow + ev^hit_pow), clamped to p_floor..p_cap."""
+    knobs = content.fight.armor
+    if acc <= 0:
+        chance = 0.0
+    elif ev <= 0:
+        chance = 1.0
+    else:
+        a, e = acc ** knobs.hit_pow, ev ** knobs.hit_pow
+        chance = a / (a + e)
+    return min(knobs.p_cap, max(knobs.p_floor, chance))
+
+
+def roll_d20(chance: float, hobbit: bool, rng: Rng, content: Content) -> tuple[bool, bool]:
+    """R-HIT-5: faces 0..m-1 miss (a hobbit scores a critical instead), the top c faces
+    are criticals, the rest hit with (P - c/20) / (1 - (m + c)/20) so the overall hit
+    rate is P. Returns (hit, critical)."""
+    fight = content.fight
+    face = rng.number_range(0, 19)
+    if face < fight.auto_miss_in_20:
+        return (True, True) if hobbit else (False, False)
+    if face >= 20 - fight.auto_critical_in_20:
+        return True, True
+    miss, crit = fight.auto_miss_in_20 / 20.0, fight.auto_critical_in_20 / 20.0
+    middle = (chance - crit) / (1.0 - miss - crit)
+    return rng.random() < middle, False
+
+
+def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, content: Content,
+                     blind_fighting: int, armor_use: int) -> Roll:
+    """The armor model's roll (R-HIT-2..5)."""
+    bonus = 0.0
+    if armor_use_succeeds(victim, rng, armor_use):
+        bonus = content.fight.armor.armor_use_bonus * victim.modify_level
+    blind_failed = blind_fails(attacker, rng, blind_fighting)
+    pierce = effective_hitroll(attacker, skill, content)
+    acc = content.fight.armor.base_w * class_base(attacker) + pierce
+    chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
+    hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
+    return Roll(hit=hit, critical=critical, pierce=pierce, armor_bonus=bonus)
+
+
+# -- the legacy model -----------------------------------------------------------------
+def legacy_thac0(attacker: Sheet, skill: int, content: Content) -> int:
+    """R-HIT-1 (source_notes section 4): thac0 from the profession, compressed, minus the
+    hitroll term, plus the skill term. All divisions truncate toward zero."""
+    profession = attacker.profession
+    thac0 = interpolate(attacker.modify_level, profession.thac00, profession.thac32)
+    if thac0 < 0:
+        thac0 = tdiv(thac0, 2)
+    if thac0 < -5:
+        thac0 = -5 + tdiv(thac0 + 5, 2)
+    hr = attacker.offense.hitroll - tdiv(attacker.level.level, 2)  # real level
+    hr += tdiv(hr * content.stats.str_.hit[stat_index(attacker.stats.strength)], 100)
+    thac0 -= tdiv(hr * skill, 100)
+    thac0 += tdiv(5 * (100 - skill), 100)
+    return thac0
+
+
+def legacy_armor_class(victim: Sheet, column: str, content: Content) -> int:
+    """R-HIT-1 / R-HIT-10: AC/10 of the column; AC = -armor points, plus the dex table's
+    defensive value while awake; AC below -20 is compressed: ((ac+20)*2)/3 - 20."""
+    ac = -victim.armor(column)
+    if POSITION_RANK[victim.vitals.position] > SLEEPING:
+        ac += content.stats.dex.defensive[stat_index(victim.stats.dexterity)]
+    ac = tdiv(ac, 10)
+    if ac < -20:
+        ac = tdiv((ac + 20) * 2, 3) - 20
+    return ac
+
+
+def roll_legacy(attacker: Sheet, victim: Sheet, skill: int, column: str, rng: Rng,
+                content: Content, blind_fighting: int, armor_use: int) -> Roll:
+    """R-HIT-1: d = number_range(0, 19); 0 misses (a hobbit hits), 19 hits, else the
+    blow hits iff d >= thac0 - ac. No rescaling, no critical, no armor reduction."""
+    thac0 = legacy_thac0(attacker, skill, content)
+    ac = legacy_armor_class(victim, column, content)
+    if armor_use_succeeds(victim, rng, armor_use):
+        ac -= tdiv(victim.modify_level, 2)
+    if blind_fails(attacker, rng, blind_fighting):
+        ac -= 4
+    rank = POSITION_RANK[victim.vitals.position]
+    if rank < FIGHTING:
+        ac += 4
+    if rank < RESTING:
+        ac += 6
+    if victim.vitals.move <= 0:
+        ac += 10
+    face = rng.number_range(0, 19)
+    if face == 0:
+        return Roll(hit=attacker.creature.race == "hobbit")
+    if face == 19:
+        return Roll(hit=True)
+    return Roll(hit=face >= thac0 - ac)
