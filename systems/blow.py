@@ -119,9 +119,9 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     pay_movement(attacker)
     content = world.content
     weapon = attacker.weapon
-    damage_type = content.damage_type(weapon.damage_type) if weapon else "bash"
-    if damage_type not in content.damage.physical:  # R-IMM-5: a blow is always physical
-        damage_type = "bash"
+    # R-IMM-5: a blow always carries a type (a punch is bash); a flaming sword's is fire,
+    # kept for immunity and armor, with none of magic's type rules (R-MELEE-8).
+    damage_type = (content.damage_type(weapon.damage_type) or "bash") if weapon else "bash"
     skill = 20 + weapon_skill(world, attacker)
     column = content.damage.armor_column.get(damage_type, "exotic")
     blind_fighting = effective_skill(world, attacker, "blind_fighting")

@@ -36,3 +36,38 @@ def make_world() -> Iterator:
     yield factory
     for world in made:
         world.close()
+
+
+def duel_text(attacker: str = "", victim: str = "", extra: str = "") -> str:
+    """A 5x3 room with creature "a" at [1, 1] and "v" at [2, 1] (beside it).
+
+    `attacker` and `victim` are extra TOML lines for each creature's table.
+    """
+    return (
+        'name = "duel"\n[map]\nrows = [".....", ".....", "....."]\n'
+        f'[[creatures]]\nid = "a"\nat = [1, 1]\n{attacker}\n'
+        f'[[creatures]]\nid = "v"\nat = [2, 1]\n{victim}\n{extra}'
+    )
+
+
+@pytest.fixture
+def duel(make_world):
+    """Factory: a world with attacker "a" beside victim "v" (see duel_text)."""
+
+    def factory(attacker: str = "", victim: str = "", extra: str = "",
+                seed: int | None = None) -> affray.World:
+        return make_world(duel_text(attacker, victim, extra), seed=seed)
+
+    return factory
+
+
+def make_hit(world: affray.World, dam: int, damage_type: str = "fire", *,
+             flags: tuple[str, ...] = ("spell", "magic"), melee: bool = False,
+             source: str | None = "a", victim: str = "v"):
+    """A Hit from creature `source` on `victim`, ready for protection steps."""
+    from affray.systems.hit import Hit
+    from affray.systems.immunity import flags_of
+
+    return Hit(source=world.sheet(source) if source else None, victim=world.sheet(victim),
+               dam=dam, damage_type=world.content.damage_type(damage_type), flags=flags_of(flags),
+               melee=melee, cause="melee" if melee else "spell")
