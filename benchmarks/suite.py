@@ -20,6 +20,7 @@ from affray.scenario import build_world, parse_scenario
 from affray.systems.terrain import relabel_water
 from affray.world import World
 
+from .blows import melee_blows
 from .timing import Result, result_from, time_repeats
 from .worlds import (
     CREATURE,
@@ -44,12 +45,15 @@ class Plan:
     relabel_repeats: int
     label_pulses: int = 1000
     warmup_pulses: int = 10
+    blow_fighters: tuple[int, ...] = (100, 1_000)
+    blow_rounds: int = 3
 
 
 QUICK = Plan(idle_creatures=(1_000,), idle_pulses=50, idle_repeats=3, worlds_per_block=10,
              world_repeats=3, relabel_sides=(512,), relabel_repeats=3)
 FULL = Plan(idle_creatures=(1_000, 10_000), idle_pulses=200, idle_repeats=7,
-            worlds_per_block=50, world_repeats=7, relabel_sides=(512, 2048), relabel_repeats=7)
+            worlds_per_block=50, world_repeats=7, relabel_sides=(512, 2048), relabel_repeats=7,
+            blow_fighters=(100, 1_000, 10_000), blow_rounds=5)
 
 
 # -- 1. idle pulse ----------------------------------------------------------------------------
@@ -264,4 +268,6 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("world creation", world_creation),
     ("water relabel", water_relabel),
     ("labellings", labellings),
+    ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
+                                                      plan.blow_rounds)),
 )

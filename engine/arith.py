@@ -10,10 +10,10 @@ from __future__ import annotations
 
 def tdiv(numerator: int, denominator: int) -> int:
     """Divide and truncate toward zero, as C++ does: tdiv(-7, 2) == -3, not -4."""
-    if denominator == 0:
-        raise ZeroDivisionError("tdiv by zero")
-    quotient = abs(numerator) // abs(denominator)
-    return quotient if (numerator >= 0) == (denominator > 0) else -quotient
+    quotient = numerator // denominator  # floors; ZeroDivisionError on 0
+    if quotient < 0 and quotient * denominator != numerator:
+        quotient += 1  # a negative inexact quotient: floor went one too far down
+    return quotient
 
 
 def interpolate(level: int, value_at_0: int, value_at_32: int) -> int:

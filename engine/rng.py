@@ -58,7 +58,10 @@ class Rng:
             return 0
         if size == 1:
             return count
-        return sum(1 + int(self.random() * size) for _ in range(count))
+        total = count
+        for _ in range(count):
+            total += int(self.random() * size)
+        return total
 
     def numpy(self) -> np.random.Generator:
         """The underlying generator, for bulk draws (after the block is used up)."""

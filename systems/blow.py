@@ -124,8 +124,10 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     damage_type = (content.damage_type(weapon.damage_type) or "bash") if weapon else "bash"
     skill = 20 + weapon_skill(world, attacker)
     column = content.damage.armor_column.get(damage_type, "exotic")
-    blind_fighting = effective_skill(world, attacker, "blind_fighting")
-    armor_use = effective_skill(world, victim, "armor_use")
+    blind_fighting = (effective_skill(world, attacker, "blind_fighting")
+                      if attacker.has("blind") else 0)
+    armor_use = (effective_skill(world, victim, "armor_use")
+                 if "armor_use" in victim.skills.learned else 0)
     if content.fight.model == "armor":
         roll = roll_armor_model(attacker, victim, skill, world.rng, content,
                                 blind_fighting, armor_use)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 def run_hooks(world: World, kind: str, hit: Hit) -> None:
     """Run the victim's hooks of one kind; a VictimDeath inside one propagates."""
+    if not world.rules.hooks[kind]:
+        return  # the common case: nothing registered, nothing to look up
     for hook in world.rules.hooks_for(kind, hit.victim.hook_owners()):
         hook(hit, world)
 

@@ -78,10 +78,11 @@ def immune(hit: Hit, world: World) -> None:
     before = hit.dam
     victim = hit.victim
     handled = False
-    for hook in world.rules.hooks_for("on_immune", victim.hook_owners()):
-        if hook(hit, world):
-            handled = True
-            break
+    if world.rules.hooks["on_immune"]:
+        for hook in world.rules.hooks_for("on_immune", victim.hook_owners()):
+            if hook(hit, world):
+                handled = True
+                break
     if not handled:
         bits = immunity.hit_bits(world.content, hit.damage_type, hit.flags)
         outcome = immunity.resolve(bits, victim.imm_mask(), victim.res_mask(),

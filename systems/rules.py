@@ -21,7 +21,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # Who a hook belongs to: ("creature", id), ("template", name), ("affect", name),
 # ("item", name), or ("all", "") for every creature.
 Owner = tuple[str, str]
-HOOK_KINDS = ("on_immune", "pre_damage", "post_damage", "on_fight")
+HOOK_KINDS = ("on_immune", "pre_damage", "post_damage", "on_fight", "on_saves")
 
 
 class Steps(Generic[F]):
