@@ -18,7 +18,6 @@ from affray.creatures import resolve
 from affray.defs import ArmorBlock, CreatureFields, StatBlock
 from affray.grid import Grid, Terrain
 from affray.systems.blow import one_hit
-from affray.systems.hit import VictimDeath
 from affray.world import World
 
 from .timing import Result, result_from
@@ -69,10 +68,7 @@ def melee_blows(content: Content, sizes: tuple[int, ...], rounds: int) -> list[R
             for _ in range(rounds):
                 start = time.perf_counter()
                 for attacker, victim in zip(sheets, victims, strict=True):
-                    try:
-                        one_hit(world, attacker, victim)
-                    except VictimDeath:
-                        pass
+                    one_hit(world, attacker, victim)  # a million hp: nobody dies
                 times.append(time.perf_counter() - start)
             rows.append(result_from("one_hit (blow pipeline)", f"{fighters:,} fighters",
                                     "blow", len(sheets), times))

@@ -16,15 +16,26 @@ from pathlib import Path
 from affray.errors import AffrayError, ContentError, NotYetError
 
 
+def _count(text: str) -> int:
+    """An argparse type: a whole number 0 or more (seeds and pulse counts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="affray", description="Grid combat engine.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run a scenario and print its events")
     run.add_argument("scenario")
-    run.add_argument("--seed", type=int, default=None, help="override the file's seed")
+    run.add_argument("--seed", type=_count, default=None, help="override the file's seed")
     run.add_argument("--json", action="store_true", help="print one JSON document")
-    run.add_argument("--pulses", type=int, default=None, help="run this many pulses")
+    run.add_argument("--pulses", type=_count, default=None, help="run this many pulses")
 
     check = sub.add_parser("check", help="validate content and scenario files")
     check.add_argument("paths", nargs="+")
@@ -35,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the built-in demo scenario")
     demo.add_argument("--json", action="store_true")
-    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--seed", type=_count, default=None)
 
     sub.add_parser("schedule", help="print the systems in pulse order")
 
