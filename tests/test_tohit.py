@@ -101,7 +101,8 @@ def test_r_hit_2_accuracy_class_base_and_effective_hitroll(duel, make_world):
 def test_r_hit_3_evasion_terms(duel):
     """R-HIT-3: ev_level * Lv + ev_dex * (-dex defensive) * min(1, Lv/100); halved below
     fighting or with no movement; x blind_factor for a blind attacker who fails."""
-    world = duel("", "level = 50\nstats = { dex = 20 }")
+    knobs = "[content.fight.armor]\nev_level = 1.4\nev_dex = 1.0\nblind_factor = 1.5\n"
+    world = duel("", "level = 50\nstats = { dex = 20 }", extra=knobs)
     victim, content = world.sheet("v"), world.content
     assert tohit.evasion(victim, content, False) == pytest.approx(1.4 * 50 + 50 * 0.5)
     assert tohit.evasion(victim, content, True) == pytest.approx(95 * 1.5)
@@ -110,7 +111,7 @@ def test_r_hit_3_evasion_terms(duel):
     victim.vitals.position = "standing"
     victim.vitals.move = 0
     assert tohit.evasion(victim, content, False) == pytest.approx(47.5)
-    high = duel("", "level = 150\nstats = { dex = 25 }")  # min(1, Lv/100) caps at 1
+    high = duel("", "level = 150\nstats = { dex = 25 }", extra=knobs)  # min(1, Lv/100): 1
     assert tohit.evasion(high.sheet("v"), content, False) == pytest.approx(1.4 * 150 + 120)
 
 
