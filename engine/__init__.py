@@ -8,7 +8,8 @@
 
 The public API is SCENARIO.md's: `load_scenario`, `World` (run, tick, submit, events,
 snapshot, save), `load_world`, `batch`, the actions `Attack`, `Cast`, `Move`, and the
-errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`.
+errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`, and
+`VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
 from affray.actions import Attack, Cast, Move
@@ -23,6 +24,7 @@ from affray.errors import (
     ScenarioError,
 )
 from affray.save import load_world
+from affray.systems.hit import VictimDeath
 from affray.scenario import builtin_scenario, load_scenario
 from affray.world import World
 
@@ -39,6 +41,7 @@ __all__ = [
     "NotYetError",
     "SaveError",
     "ScenarioError",
+    "VictimDeath",
     "World",
     "__version__",
     "batch",
