@@ -24,8 +24,8 @@ from affray.errors import (
     ScenarioError,
 )
 from affray.save import load_world
-from affray.systems.hit import VictimDeath
 from affray.scenario import builtin_scenario, load_scenario
+from affray.systems.hit import VictimDeath
 from affray.world import World
 
 __version__ = "0.1.0"
