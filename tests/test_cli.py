@@ -1,0 +1,376 @@
+"""The `affray` command (SCENARIO.md "CLI"): run, check, render, schedule, demo.
+
+Every test runs the installed command in a fresh process (`python -m affray`, and the
+`affray` console script where it is installed), so exit statuses, stdout and stderr are
+exactly what a user sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import world_from_text
+
+import affray
+
+SCENARIO = """
+name = "cli drill"
+seed = 5
+pulses = 6
+
+[map]
+rows = [
+  "########",
+  "#..~~..#",
+  "#......#",
+  "###+####",
+]
+
+[[creatures]]
+id = "hero"
+at = [1, 1]
+hp = 40
+
+[[creatures]]
+id = "rat"
+at = [6, 2]
+hp = 8
+
+[[items]]
+at = [5, 1]
+item = "scroll"
+
+[[actions]]
+pulse = 0
+actor = "hero"
+move = [2, 2]
+
+[[actions]]
+pulse = 3
+actor = "rat"
+move = [5, 2]
+"""
+SCENARIO_END = 9  # last action at pulse 3, then `pulses = 6`
+
+SNAPSHOT_KEYS = {"pulse", "map", "creatures", "items", "fires", "doors", "water_bodies"}
+
+
+def affray_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python -m affray ARGS` and capture its output."""
+    return subprocess.run([sys.executable, "-m", "affray", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=60, check=False)
+
+
+def console_script() -> str | None:
+    """The installed `affray` script: beside this interpreter first, then on PATH."""
+    return (shutil.which("affray", path=os.path.dirname(sys.executable))
+            or shutil.which("affray"))
+
+
+@pytest.fixture
+def scenario(tmp_path) -> Path:
+    path = tmp_path / "drill.toml"
+    path.write_text(SCENARIO, encoding="utf-8")
+    return path
+
+
+def _in_process(path: Path, seed: int | None = None, pulses: int | None = None):
+    world = affray.load_scenario(path, seed=seed)
+    try:
+        world.run(pulses)
+        return [e.to_dict() for e in world.events], world.snapshot(), world.seed
+    finally:
+        world.close()
+
+
+# -- run -----------------------------------------------------------------------------------
+
+
+def test_run_json_prints_one_document_matching_the_api(scenario):
+    """`affray run --json`: one JSON object {scenario, seed, events, final}, the same
+    events and final snapshot as the Python API gives (SCENARIO.md)."""
+    result = affray_cli("run", str(scenario), "--json")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    document = json.loads(result.stdout)  # one document: any extra output fails here
+    assert set(document) == {"scenario", "seed", "events", "final"}
+    assert document["scenario"] == "cli drill"
+    assert document["seed"] == 5
+    assert set(document["final"]) >= SNAPSHOT_KEYS
+    assert document["final"]["pulse"] == SCENARIO_END
+    assert document["final"]["map"] == ["########", "#..~~..#", "#......#", "###+####"]
+    assert set(document["final"]["creatures"]) == {"hero", "rat"}
+    assert document["final"]["creatures"]["hero"]["at"] == [2, 2]
+    assert document["final"]["creatures"]["rat"]["at"] == [5, 2]
+    assert document["final"]["items"] == [{"at": [5, 1], "item": "scroll", "count": 1}]
+    assert document["final"]["water_bodies"] == [[[3, 1], [4, 1]]]
+    for event in document["events"]:
+        assert isinstance(event["pulse"], int)
+        assert isinstance(event["kind"], str)
+    events, final, _seed = _in_process(scenario)
+    assert document["events"] == events
+    assert document["final"] == final
+    assert [(e["pulse"], e["kind"]) for e in document["events"]] == [(0, "moved"), (3, "moved")]
+
+
+def test_run_seed_overrides_the_file_seed(scenario):
+    """`--seed N` is the run's seed, reported in the output (SCENARIO.md)."""
+    result = affray_cli("run", str(scenario), "--json", "--seed", "123")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["seed"] == 123
+    events, final, seed = _in_process(scenario, seed=123)
+    assert seed == 123
+    assert document["events"] == events
+    assert document["final"] == final
+
+
+@pytest.mark.parametrize("pulses", [0, 2, 25])
+def test_run_pulses_runs_that_many_pulses(scenario, pulses):
+    """`--pulses N` runs N pulses from the start, whatever the scenario's own end."""
+    result = affray_cli("run", str(scenario), "--json", "--pulses", str(pulses))
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["final"]["pulse"] == pulses
+    assert all(event["pulse"] < pulses for event in document["events"])
+    events, final, _seed = _in_process(scenario, pulses=pulses)
+    assert document["events"] == events
+    assert document["final"] == final
+
+
+def test_run_without_json_prints_messages_and_a_summary(scenario):
+    """`affray run` without --json prints one line per message, then a summary line."""
+    result = affray_cli("run", str(scenario))
+    assert result.returncode == 0, result.stderr
+    from affray.text import render_log
+
+    world = affray.load_scenario(scenario)
+    try:
+        world.run()
+        messages = list(render_log(world.events))
+    finally:
+        world.close()
+    assert len(messages) == 2
+    assert result.stdout.splitlines() == [*messages,
+                                          f"-- cli drill: {SCENARIO_END} pulses, seed 5"]
+
+
+def test_run_missing_file_exits_1_naming_it(tmp_path):
+    """A scenario that cannot be read: exit 1, the file named on stderr, no traceback."""
+    missing = tmp_path / "no_such_scenario.toml"
+    result = affray_cli("run", str(missing))
+    assert result.returncode == 1
+    assert str(missing) in result.stderr
+    assert "cannot read" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args", [
+    (),
+    ("run",),
+    ("run", "x.toml", "--bogus"),
+    ("frobnicate",),
+    ("run", "x.toml", "--seed", "abc"),
+    ("run", "x.toml", "--seed", "-3"),
+    ("run", "x.toml", "--pulses", "-1"),
+])
+def test_usage_errors_exit_2(args):
+    """A usage error (no subcommand, unknown flag or command, a bad number) exits 2 with
+    argparse's usage message, never a traceback (SCENARIO.md CLI)."""
+    result = affray_cli(*args)
+    assert result.returncode == 2
+    assert "usage: affray" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_works():
+    """`python -m affray --help` prints the usage and the subcommands, exit 0."""
+    result = affray_cli("--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: affray")
+    for command in ("run", "check", "render", "demo", "schedule", "bench", "batch"):
+        assert re.search(rf"^\s+{command}\s", result.stdout, re.M), command
+
+
+# -- check -----------------------------------------------------------------------------
+
+
+def test_check_good_scenario_and_content_exit_0(scenario):
+    """`affray check` on a valid scenario and the shipped content files exits 0."""
+    from importlib import resources
+
+    content = resources.files("affray.content")
+    paths = [str(scenario), str(content / "spells.toml"), str(content / "items.toml"),
+             str(content / "scenarios" / "demo.toml")]
+    result = affray_cli("check", *paths)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.splitlines() == [f"{path}: ok" for path in paths]
+
+
+BASE = """name = "bad"
+[map]
+rows = ["######", "#....#", "######"]
+"""
+
+BAD_SCENARIOS = {
+    "unknown_spell": (BASE + '[[creatures]]\nid = "a"\nat = [1, 1]\n'
+                      '[[actions]]\nactor = "a"\ncast = "no_such_spell"\ntarget = [2, 1]\n',
+                      "field 'cast'", "no_such_spell"),
+    "creature_on_wall": (BASE + '[[creatures]]\nid = "a"\nat = [0, 0]\n',
+                         "field 'at'", "wall"),
+    "unknown_item": (BASE + '[[items]]\nat = [1, 1]\nitem = "no_such_item"\n',
+                     "field 'item'", "no_such_item"),
+    "duplicate_id": (BASE + '[[creatures]]\nid = "a"\nat = [1, 1]\n'
+                     '[[creatures]]\nid = "a"\nat = [2, 1]\n',
+                     "field 'id'", "duplicate id 'a'"),
+    "wrong_type": (BASE + '[[creatures]]\nid = "a"\nat = [1, 1]\nlevel = "high"\n',
+                   "field 'level'", "Expected `int`, got `str`"),
+    "off_the_map": (BASE + '[[creatures]]\nid = "a"\nat = [1, 1]\n'
+                    '[[actions]]\nactor = "a"\nmove = [9, 9]\n',
+                    "field 'move'", "out of bounds"),
+    "unknown_shape": (BASE + '[content.spells.zap]\ntype = "fire"\nshape = "blob"\n',
+                      "field 'shape'", "blob"),
+    "not_toml": ("this is = = not toml\n", "not valid TOML", "line 1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SCENARIOS))
+def test_check_bad_scenario_exits_1_naming_file_and_field(tmp_path, case):
+    """R-ENG-1: `affray check` on a bad scenario exits 1; stderr names the file and the
+    field, and holds no traceback."""
+    text, field, detail = BAD_SCENARIOS[case]
+    path = tmp_path / f"{case}.toml"
+    path.write_text(text, encoding="utf-8")
+    result = affray_cli("check", str(path))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert str(path) in result.stderr
+    assert field in result.stderr
+    assert detail in result.stderr
+    assert f"{path}: ok" not in result.stdout
+
+
+def test_check_reports_every_bad_file_and_passes_the_good_ones(tmp_path, scenario):
+    """`affray check A B C` checks them all: one error line per bad file, exit 1."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text(BAD_SCENARIOS["duplicate_id"][0], encoding="utf-8")
+    missing = tmp_path / "missing.toml"
+    result = affray_cli("check", str(bad), str(scenario), str(missing))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{scenario}: ok"]
+    errors = result.stderr.splitlines()
+    assert len(errors) == 2
+    assert errors[0].startswith(f"{bad}: ")
+    assert errors[1] == f"{missing}: cannot read: No such file or directory"
+
+
+def test_check_bad_content_file_exits_1(tmp_path):
+    """R-ENG-1: a content file (no map) with a bad entry names the file, entry and field."""
+    path = tmp_path / "spells.toml"
+    path.write_text('[spells.zap]\ntype = "no_such_type"\nshape = "bolt"\n',
+                    encoding="utf-8")
+    result = affray_cli("check", str(path))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert str(path) in result.stderr
+    assert "spells.zap" in result.stderr
+    assert "field 'type'" in result.stderr
+
+
+def test_run_bad_scenario_exits_1_with_one_message(tmp_path):
+    """`affray run` on an invalid scenario: exit 1, one message naming file and field."""
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_SCENARIOS["unknown_item"][0], encoding="utf-8")
+    result = affray_cli("run", str(path), "--json")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == (f"affray: {path}: item 'no_such_item' (items[0]), field 'item': "
+                             f"unknown item 'no_such_item'\n")
+
+
+# -- render, schedule, demo ----------------------------------------------------------------
+
+
+def test_render_prints_the_map_with_everyone_on_it(scenario):
+    """`affray render` prints every map row; creatures and items are drawn over their
+    cells and every other cell shows its terrain."""
+    result = affray_cli("render", str(scenario))
+    assert result.returncode == 0, result.stderr
+    rows = ["########", "#..~~..#", "#......#", "###+####"]
+    lines = result.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line == rows[0])
+    drawn = lines[start:start + len(rows)]
+    marked = {(1, 1), (6, 2), (5, 1)}  # hero, rat, the scroll
+    for y, (row, line) in enumerate(zip(rows, drawn, strict=True)):
+        assert len(line) == len(row)
+        for x, (terrain, shown) in enumerate(zip(row, line, strict=True)):
+            if (x, y) in marked:
+                assert shown != terrain, (x, y)
+            else:
+                assert shown == terrain, (x, y)
+    assert drawn[1][1] != drawn[2][6]  # two creatures, two marks
+    assert any("hero" in line for line in lines[start + len(rows):])
+    assert any("rat" in line for line in lines[start + len(rows):])
+
+
+def test_schedule_prints_the_eight_systems_in_order():
+    """R-TIME-4: Pulse, Stun, Melee, Spell, Arc, Burst, FloorItemLoss, Terrain."""
+    result = affray_cli("schedule")
+    assert result.returncode == 0, result.stderr
+    names = re.findall(r"^\s*(\d+)\.\s+(\w+)", result.stdout, re.M)
+    assert names == [("1", "Pulse"), ("2", "Stun"), ("3", "Melee"), ("4", "Spell"),
+                     ("5", "Arc"), ("6", "Burst"), ("7", "FloorItemLoss"), ("8", "Terrain")]
+
+
+def test_demo_runs_the_builtin_scenario():
+    """`affray demo` runs the shipped demo to its end and exits 0."""
+    demo = tomllib.loads(affray.builtin_scenario("demo").read_text(encoding="utf-8"))
+    end = max(a["pulse"] for a in demo["actions"]) + demo.get("pulses", 12)
+    result = affray_cli("demo")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        f"-- {demo['name']}: {end} pulses, seed {demo['seed']}")
+    as_json = json.loads(affray_cli("demo", "--json").stdout)
+    assert as_json["scenario"] == demo["name"]
+    assert as_json["seed"] == demo["seed"]
+    assert as_json["final"]["pulse"] == end
+    world = world_from_text(affray.builtin_scenario("demo").read_text(encoding="utf-8"))
+    try:
+        world.run()
+        assert as_json["events"] == [e.to_dict() for e in world.events]
+    finally:
+        world.close()
+
+
+# -- the console script ----------------------------------------------------------------
+
+
+def test_console_script_matches_python_m(scenario):
+    """The installed `affray` script is the same program as `python -m affray`."""
+    script = console_script()
+    if script is None:
+        pytest.skip("the affray console script is not installed on PATH")
+    direct = subprocess.run([script, "run", str(scenario), "--json"], capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert direct.returncode == 0, direct.stderr
+    assert json.loads(direct.stdout) == json.loads(affray_cli("run", str(scenario),
+                                                              "--json").stdout)
+    usage = subprocess.run([script], capture_output=True, text=True, timeout=60, check=False)
+    assert usage.returncode == 2
+    assert "usage: affray" in usage.stderr
+    missing = subprocess.run([script, "run", str(scenario.with_name("gone.toml"))],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert missing.returncode == 1
+    assert "gone.toml" in missing.stderr
+    assert "Traceback" not in missing.stderr
