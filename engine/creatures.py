@@ -82,6 +82,17 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
             parse_dice(damage)
         except ValueError as error:
             return "damage", str(error)
+    stats = pick("stats", fields)
+    if stats is not None:
+        for key, _attr in _STAT_FIELDS:
+            value = getattr(stats, key)
+            if value is not UNSET and not 0 <= value <= 28:
+                name = key.rstrip("_")
+                return "stats", f"{name} must be 0..28 (the stat tables' range), got {value}"
+    for name in ("level", "remorts", "move"):
+        value = pick(name, fields)
+        if value is not None and value < 0:
+            return name, f"must be 0 or more, got {value}"
     tier = pick("npc_tier", fields)
     if tier is not None and not 0 <= tier <= 3:
         return "npc_tier", "must be 0..3"

@@ -20,7 +20,7 @@ from affray.components import Door
 from affray.content_loader import Content, default_content
 from affray.creatures import check_template, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
-from affray.errors import ContentError, ScenarioError
+from affray.errors import ScenarioError
 from affray.grid import Grid, Terrain
 from affray.world import DEFAULT_LEGEND, World
 
@@ -186,11 +186,9 @@ def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> 
 def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
                 seed: int | None = None, content: Content | None = None) -> World:
     """Validate a parsed scenario completely, then build its World."""
+    _check_top(spec, source)
     base = content or default_content()
-    try:
-        content = base.layered(spec.content, source)
-    except ContentError:
-        raise
+    content = base.layered(spec.content, source)
     grid, legend, doors = _grid_from_map(spec.map, content, source)
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
                   legend=legend)
@@ -203,6 +201,14 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
         world.close()
         raise
     return world
+
+
+def _check_top(spec: ScenarioFile, source: str) -> None:
+    """The scenario's own numbers: a seed and a run length of 0 or more."""
+    if spec.seed < 0:
+        raise ScenarioError(f"{source}: field 'seed': must be 0 or more, got {spec.seed}")
+    if spec.pulses < 0:
+        raise ScenarioError(f"{source}: field 'pulses': must be 0 or more, got {spec.pulses}")
 
 
 def _populate(world: World, spec: ScenarioFile, source: str) -> None:

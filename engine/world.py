@@ -184,6 +184,7 @@ class World:
         """
         from affray.systems.damage import damage_hit
         from affray.systems.immunity import FLAG_BITS, flags_of
+        from affray.systems.tohit import effective_hitroll
 
         self.enter()
         canonical = self.content.damage_type(damage_type)
@@ -203,6 +204,8 @@ class World:
         hit = Hit(source=attacker, victim=self.sheets[victim], dam=int(amount),
                   damage_type=canonical, flags=flags_of(flags), melee=False, cause=cause,
                   spell=spell)
+        if attacker is not None:  # R-HIT-7: no blow skill here: hitroll at 100%
+            hit.pierce = effective_hitroll(attacker, 100, self.content)
         return damage_hit(self, hit)
 
     def add_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:

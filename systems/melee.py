@@ -37,6 +37,11 @@ def start_fight(world: World, attacker: Sheet, victim: Sheet) -> None:
             victim.vitals.position = "fighting"
 
 
+def beside(a: Sheet, b: Sheet) -> bool:
+    """R-MELEE-2 / R-GRID-2: Chebyshev distance 1."""
+    return max(abs(a.position.x - b.position.x), abs(a.position.y - b.position.y)) == 1
+
+
 def stop_fighting(sheet: Sheet) -> None:
     sheet.combat.fighting = None
     if sheet.vitals.position == "fighting":
@@ -99,7 +104,8 @@ class MeleeSystem(System):
                 continue  # died earlier this round
             target_id = fighter.combat.fighting
             victim = world.sheets[world.by_id[target_id]] if target_id else None
-            if victim is None or not victim.vitals.alive:
+            if victim is None or not victim.vitals.alive or not beside(fighter, victim):
+                # R-MELEE-2: a target gone (dead, or stepped away) ends the fight
                 stop_fighting(fighter)
                 world.fighting.discard(fighter.entity)
                 continue

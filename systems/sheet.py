@@ -81,11 +81,12 @@ class Sheet:
 
     def hook_owners(self) -> list[tuple[str, str]]:
         """Who this creature's hooks belong to: everyone, itself, its template, its
-        affects (R-PROT-5's order: own, prototype, affects)."""
+        affects (R-PROT-5's order: own, prototype, affects), then its worn items."""
         owners = [("all", ""), ("creature", self.creature.id)]
         if self.creature.template:
             owners.append(("template", self.creature.template))
         owners.extend(("affect", name) for name in self.affects.levels)
+        owners.extend(("item", piece.item) for piece in self.equipment.worn)
         return owners
 
     def armor(self, column: str) -> int:

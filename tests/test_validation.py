@@ -143,3 +143,25 @@ move_wait = 3
     assert world.content.world.ice_cm == 10  # untouched knobs keep their defaults
     assert "spark" in world.content.spells
     assert "test_bolt" not in affray.default_content().spells  # defaults are not mutated
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [("seed = -3", "field 'seed'"), ("pulses = -5", "field 'pulses'")],
+)
+def test_r_eng_1_out_of_range_scenario_numbers(tmp_path, line, field):
+    """R-ENG-1: a negative seed or run length is rejected, naming the field."""
+    with pytest.raises(affray.ScenarioError, match=field):
+        _load(tmp_path, line + "\n" + HEAD)
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [('stats = { str = 999 }', "str must be 0..28"), ("level = -1", "field 'level'"),
+     ("npc_tier = 4", "field 'npc_tier'"), ("alignment = 2000", "field 'alignment'"),
+     ('skills = { dodge = 150 }', "field 'skills'")],
+)
+def test_r_eng_1_out_of_range_creature_values(tmp_path, fields, expected):
+    """R-ENG-1: out-of-range creature values are rejected at load."""
+    with pytest.raises(affray.ScenarioError, match=expected):
+        _load(tmp_path, HEAD + f'[[creatures]]\nid = "mage"\nat = [1, 1]\n{fields}\n')
