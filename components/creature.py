@@ -127,6 +127,8 @@ class Affects:
 
     levels: dict[str, int] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    # The pulse each affect was applied on (paralysis counts its elapsed ticks, R-STUN-3).
+    since: dict[str, int] = field(default_factory=dict)
 
 
 @component
@@ -159,10 +161,11 @@ class WornItem:
 @component
 @dataclass(slots=True)
 class Equipment:
-    """The wielded weapon (an item name) and worn gear, body armour first."""
+    """The wielded weapon (an item name), a second weapon, and worn gear, body first."""
 
     wield: str | None = None
     worn: list[WornItem] = field(default_factory=list)
+    second: str | None = None
 
 
 @component

@@ -68,9 +68,10 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     for name in pick("defences", fields) or ():
         if name not in content.fight.defence.order:
             return "defences", f"unknown defence {name!r}"
-    wield = pick("wield", fields)
-    if wield is not None and wield not in content.items:
-        return "wield", f"unknown item {wield!r}"
+    for slot in ("wield", "second_wield"):
+        weapon = pick(slot, fields)
+        if weapon is not None and weapon not in content.items:
+            return slot, f"unknown item {weapon!r}"
     for name in pick("wear", fields) or ():
         if name not in content.items:
             return "wear", f"unknown item {name!r}"
@@ -201,6 +202,6 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
                                 for name in affect_names}, sources=sources),
         statuses=Statuses(degrees=status_degrees, pulses_left=status_left),
         skills=Skills(learned=dict(get("skills", {}))),
-        equipment=Equipment(wield=get("wield"), worn=worn),
+        equipment=Equipment(wield=get("wield"), worn=worn, second=get("second_wield")),
         combat=Combat(fighting=fighting),
     )

@@ -19,6 +19,8 @@ POSITIONS = ("dead", "mortal", "incap", "stunned", "sleeping", "resting", "sitti
              "fighting", "standing")
 PROFESSION_FLAGS = ("caster", "hybrid", "agile", "other")
 ARMOR_COLUMNS = ("bash", "pierce", "slash", "exotic")
+DEFENCE_NAMES = ("bat_swarm", "shield_block", "blink", "cross_block", "parry", "hand_block",
+                 "dodge")
 
 
 class Def(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -137,6 +139,7 @@ class CreatureFields(Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     damage: str | int | UnsetType = UNSET
     defences: list[str] | UnsetType = UNSET
     wield: str | UnsetType = UNSET
+    second_wield: str | UnsetType = UNSET
     wear: list[str] | UnsetType = UNSET
     npc_tier: int | UnsetType = UNSET
 
@@ -266,9 +269,12 @@ class DefenceConfig(Def, kw_only=True):
 
 
 class StunConfig(Def, kw_only=True):
-    """Stun knobs (R-STUN-3): the length of a paralysis tick in pulses."""
+    """Stun knobs: the length of a paralysis tick in pulses (R-STUN-3), and the attack
+    skills whose chance weak stun halves (R-STUN-6)."""
 
     tick_pulses: int = 240
+    weak_stun_halves: tuple[str, ...] = ("second_attack", "third_attack", "fourth_attack",
+                                         "fifth_attack")
 
 
 class FightConfig(Def, kw_only=True):

@@ -211,6 +211,16 @@ class Refused(Event):
     reason: str
 
 
+@event("position")
+@dataclass(slots=True, frozen=True)
+class Position(Event):
+    """A creature's position changed (stood up...): an addition to SCENARIO.md's kinds."""
+
+    target: str
+    before: str
+    after: str
+
+
 @event("moved")
 @dataclass(slots=True, frozen=True)
 class Moved(Event):

@@ -49,6 +49,8 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                        f"{e['target'] if isinstance(e['target'], str) else _cell(e['target'])}."),
     "refused": lambda e: f"{e['actor']} cannot {e['action']}: {e['reason']}.",
     "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
+    "position": lambda e: (f"{e['target']} stands up." if e["after"] in ("standing", "fighting")
+                           else f"{e['target']} is now {e['after']}."),
 }
 
 

@@ -90,7 +90,8 @@ class World:
         # Runtime views and indexes, rebuilt on load (never saved).
         self.sheets: dict[int, Sheet] = {}
         self.fighting: set[int] = set()
-        self.rules = default_rules()
+        self.stunned: set[int] = set()
+        self.rules = default_rules(content)
         relabel_water(self)
 
     # -- esper context -------------------------------------------------------------------
@@ -141,8 +142,58 @@ class World:
             values.statuses, values.skills, values.equipment, values.combat, ActionQueue())
         self.by_id[creature_id] = entity
         self.grid.occupant[y, x] = entity
-        self.sheets[entity] = build_sheet(entity, self.content)
+        sheet = self.sheets[entity] = build_sheet(entity, self.content)
+        if sheet.has("stun") or sheet.has("weak_stun"):
+            self.stunned.add(entity)
+        for name in sheet.affects.levels:
+            sheet.affects.since.setdefault(name, self.pulse)
         return entity
+
+    # -- affects (use these, not the dict, so the stun index stays right) -----------------
+    def add_affect(self, creature_id: str, name: str, level: int = 0,
+                   source: str = "script") -> None:
+        """Give a creature an affect (sanctuary, stun, paralysis...)."""
+        self.enter()
+        if name not in self.content.world.affects:
+            raise ActionError(f"add_affect: unknown affect {name!r}")
+        sheet = self.sheet(creature_id)
+        affects = sheet.affects
+        if name in ("stun", "weak_stun"):
+            if name == "stun" or not sheet.has("stun"):
+                self.set_stun(sheet, name)
+            return
+        affects.levels[name] = level
+        affects.sources[name] = source
+        affects.since[name] = self.pulse
+
+    def remove_affect(self, creature_id: str, name: str) -> None:
+        """Take an affect away (nothing happens if the creature lacks it)."""
+        self.enter()
+        sheet = self.sheet(creature_id)
+        if name in ("stun", "weak_stun"):
+            if sheet.has(name):
+                self.set_stun(sheet, "none")
+            return
+        for table in (sheet.affects.levels, sheet.affects.sources, sheet.affects.since):
+            table.pop(name, None)
+
+    def set_stun(self, sheet: Sheet, state: str) -> None:
+        """Set a creature's stun state (stun, weak_stun or none) and emit a `stun` event."""
+        from affray.events import Stun
+
+        affects = sheet.affects
+        for flag in ("stun", "weak_stun"):
+            affects.levels.pop(flag, None)
+            affects.sources.pop(flag, None)
+            affects.since.pop(flag, None)
+        if state == "none":
+            self.stunned.discard(sheet.entity)
+        else:
+            affects.levels[state] = 0
+            affects.sources[state] = "stun"
+            affects.since[state] = self.pulse
+            self.stunned.add(sheet.entity)
+        self.emit(Stun(self.pulse, sheet.id, state))
 
     def rebuild_views(self) -> None:
         """Rebuild the runtime views (sheets, the fighting and ready sets) from the
@@ -152,6 +203,8 @@ class World:
                        for entity in self.by_id.values()}
         self.fighting = {entity for entity, sheet in self.sheets.items()
                          if sheet.vitals.alive and sheet.combat.fighting}
+        self.stunned = {entity for entity, sheet in self.sheets.items()
+                        if sheet.has("stun") or sheet.has("weak_stun")}
         self.ready = {entity for entity in self.by_id.values()
                       if esper.component_for_entity(entity, ActionQueue).pending}
 
@@ -166,12 +219,6 @@ class World:
         attacker, victim = self.sheet(attacker_id), self.sheet(victim_id)
         start_fight(self, attacker, victim)
         self.fighting.update((attacker.entity, victim.entity))
-
-    def round_starts(self, fighter: Sheet) -> bool:
-        """The start of a fighter's round: the stun check (R-STUN-2); True to attack."""
-        from affray.systems.stun import check_stun
-
-        return check_stun(self, fighter)
 
     def damage(self, source: str | None, target: str, amount: int, damage_type: str,
                flags: tuple[str, ...] = ("other",), *, cause: str = "script",
@@ -395,11 +442,11 @@ class World:
                 f"grid={self.grid.width}x{self.grid.height})")
 
 
-def default_rules() -> Rules:
+def default_rules(content: Content) -> Rules:
     """A fresh copy of the engine's default protections and defence chain."""
     from affray.systems.defence import default_defences
 
-    return Rules(protections=default_protections(), defences=default_defences())
+    return Rules(protections=default_protections(), defences=default_defences(content))
 
 
 def _as_cell(value: object, kind: str, field: str) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from affray.events import Moved, Refused
 from affray.grid import chebyshev
 from affray.systems.blow import one_hit
 from affray.systems.hit import VictimDeath
+from affray.systems.lag import raise_lag
 
 if TYPE_CHECKING:
     from affray.systems.sheet import Sheet
@@ -75,7 +76,7 @@ def _move(world: World, entity: int, creature: Creature, action: Move) -> None:
     before = (position.x, position.y)
     world.place(entity, position, x, y)
     world.emit(Moved(world.pulse, creature.id, before, (x, y)))
-    world.lag.raise_wait(creature.slot, world.content.world.move_wait)
+    raise_lag(world, world.sheets[entity], "wait", world.content.world.move_wait, own=True)
 
 
 def _attack(world: World, entity: int, creature: Creature, action: Attack) -> None:
@@ -108,4 +109,4 @@ def _cast(world: World, entity: int, creature: Creature, action: Cast) -> None:
     world.casts_due.append(Casting(actor=entity, spell=action.spell, target=action.target,
                                    via=action.via))
     beats = world.content.spells[action.spell].beats
-    world.lag.raise_wait(creature.slot, beats)  # own lag: never cut by tier (R-LAG-6)
+    raise_lag(world, world.sheets[entity], "wait", beats, own=True)  # own: no tier cut

@@ -1,16 +1,242 @@
-"""The defence chain (SPEC section 5): the hook point every blow that hits meets.
+"""The defence chain (SPEC section 5, source_notes section 6).
 
-Each defence is a registered function `defence(world, hit) -> bool` in one ordered
-registry (R-DEF-1, R-DEF-6); the first that returns True ends the blow with a `defended`
-event. The chain's formulas land with the defences-lag-stun issue; until then the chain
-is empty and defends nothing.
+Every blow that hits meets one chain; each defence is a function
+`defence(world, hit) -> bool` in one ordered registry (R-DEF-1, R-DEF-6), built from the
+fight config's `defence.order` (bat swarm, shield block, blink, cross block, parry, hand
+block, dodge). The first that returns True ends the blow with a `defended` event. A game
+adds, removes or reorders defences on `world.rules.defences`.
+
+Shared rules, applied by every skill defence:
+- a skill's effective value of 1 or less means "never practised": refuse (R-DEF-3);
+- NPCs never consult skills: they use only the defences their template lists, at flat
+  chances from content (dodge 50, others 30), then the same level terms (R-DEF-4, R-DEF-7);
+  NPCs never hand block;
+- weak stun halves dodge, parry, blink and hand block (R-DEF-5); full stun makes parry,
+  shield block, cross block, hand block and dodge fail (the source's full-stun failures);
+- a blind defender that fails blind fighting has its chance divided by 4, one that
+  succeeds by 1.5 (R-DEF-8).
+All divisions truncate toward zero. Rolls: blind fighting first (if blind), then the
+defence's own roll.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from affray.arith import tdiv
 from affray.systems.rules import Steps
+from affray.systems.skills import effective_skill
+from affray.systems.tohit import POSITION_RANK, SLEEPING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from affray.content_loader import Content
+    from affray.systems.hit import Hit
+    from affray.systems.sheet import Sheet
+    from affray.world import World
+
+FIGHTERS = ("warrior", "samurai", "paladin")
+WEAK_STUN_HALVES = ("dodge", "parry", "blink", "hand_block")  # R-DEF-5
 
 
-def default_defences() -> Steps:
-    """The default chain: empty until the defences issue lands."""
-    return Steps()
+def awake(sheet: Sheet) -> bool:
+    return POSITION_RANK[sheet.vitals.position] > SLEEPING
+
+
+def weapon_class(sheet: Sheet | None) -> str | None:
+    if sheet is None or sheet.weapon is None:
+        return None
+    return sheet.weapon.weapon_class
+
+
+def base_chance(world: World, defender: Sheet, name: str) -> int | None:
+    """The defender's starting value for a skill defence, or None if it cannot use it:
+    an NPC's flat chance if its template lists the defence (R-DEF-4, R-DEF-7), else the
+    effective skill, refused at 1 or less (R-DEF-3)."""
+    if defender.npc:
+        if name not in defender.defense.defences:
+            return None
+        config = world.content.fight.defence
+        return config.npc_dodge if name == "dodge" else config.npc_other
+    effective = effective_skill(world, defender, name)
+    return effective if effective > 1 else None
+
+
+def adjust(world: World, defender: Sheet, name: str, chance: int) -> int:
+    """Weak stun halving (R-DEF-5) and blindness (R-DEF-8), in that order."""
+    if name in WEAK_STUN_HALVES and defender.has("weak_stun"):
+        chance = tdiv(chance, 2)
+    if defender.has("blind"):
+        blind_fighting = effective_skill(world, defender, "blind_fighting")
+        if blind_fighting > 1 and world.rng.percent() < blind_fighting:
+            chance = int(chance / 1.5)
+        else:
+            chance = tdiv(chance, 4)
+    return chance
+
+
+def level_gap(defender: Sheet, attacker: Sheet | None) -> int:
+    """skill_level(defender) - attacker level: the defender's modify level (no skill
+    level bonus in affray) minus the attacker's."""
+    return defender.modify_level - (attacker.modify_level if attacker else 0)
+
+
+# -- the defences ---------------------------------------------------------------------
+def bat_swarm(world: World, hit: Hit) -> bool:
+    """R-DEF-2: an affect, not a skill: chance 50 + (defender level - attacker level);
+    succeeds on number_percent() <= chance."""
+    defender = hit.victim
+    if not defender.has("bat_swarm"):
+        return False
+    chance = adjust(world, defender, "bat_swarm", 50 + level_gap(defender, hit.source))
+    return world.rng.percent() <= chance
+
+
+def shield_block(world: World, hit: Hit) -> bool:
+    """Needs a shield, awake, not stunned. chance = effective/2 - 10, +10 for warrior,
+    samurai, paladin; halved against a flail, fails against a whip; succeeds on
+    number_percent() < chance + level gap; a player needs movement points."""
+    defender, attacker = hit.victim, hit.source
+    if not defender.shield or not awake(defender) or defender.has("stun"):
+        return False
+    base = base_chance(world, defender, "shield_block")
+    if base is None:
+        return False
+    if defender.npc:
+        chance = base
+    else:
+        chance = tdiv(base, 2) - 10
+        if defender.creature.profession in FIGHTERS:
+            chance += 10
+    attacking_with = weapon_class(attacker)
+    if attacking_with == "whip":
+        return False
+    if attacking_with == "flail":
+        chance = tdiv(chance, 2)
+    chance = adjust(world, defender, "shield_block", chance)
+    if defender.creature.player and defender.vitals.move <= 0:
+        return False
+    return world.rng.percent() < chance + level_gap(defender, attacker)
+
+
+def blink(world: World, hit: Hit) -> bool:
+    """R-DEF-6 (decision): chance = effective/2 + (defender level - attacker level)/2;
+    succeeds on number_percent() < chance."""
+    defender = hit.victim
+    base = base_chance(world, defender, "blink")
+    if base is None:
+        return False
+    half = base if defender.npc else tdiv(base, 2)
+    chance = adjust(world, defender, "blink", half + tdiv(level_gap(defender, hit.source), 2))
+    return world.rng.percent() < chance
+
+
+def cross_block(world: World, hit: Hit) -> bool:
+    """Needs two wielded weapons, awake, not stunned. A player's chance = effective/3,
+    + chance/2 for warrior, samurai, paladin; an NPC's is flat and fails with no
+    movement points. Succeeds on number_percent() < chance + level gap."""
+    defender, attacker = hit.victim, hit.source
+    equipment = defender.equipment
+    if equipment.wield is None or equipment.second is None:
+        return False
+    if not awake(defender) or defender.has("stun"):
+        return False
+    base = base_chance(world, defender, "cross_block")
+    if base is None:
+        return False
+    if defender.npc:
+        if defender.vitals.move <= 0:
+            return False
+        chance = base
+    else:
+        chance = tdiv(base, 3)
+        if defender.creature.profession in FIGHTERS:
+            chance += tdiv(chance, 2)
+        if defender.vitals.move <= 0:
+            return False
+    chance = adjust(world, defender, "cross_block", chance)
+    return world.rng.percent() < chance + level_gap(defender, attacker)
+
+
+def parry(world: World, hit: Hit) -> bool:
+    """Needs awake, not stunned; a player needs a weapon; fails against a flail or whip.
+    chance = effective/2, + chance/5 for warrior, samurai, paladin. Succeeds on
+    number_percent() < chance + level gap."""
+    defender, attacker = hit.victim, hit.source
+    if not awake(defender) or defender.has("stun"):
+        return False
+    if defender.creature.player and defender.weapon is None:
+        return False
+    if weapon_class(attacker) in ("flail", "whip"):
+        return False
+    base = base_chance(world, defender, "parry")
+    if base is None:
+        return False
+    if defender.npc:
+        chance = base
+    else:
+        chance = tdiv(base, 2)
+        if defender.creature.profession in FIGHTERS:
+            chance += tdiv(chance, 5)
+    chance = adjust(world, defender, "parry", chance)
+    return world.rng.percent() < chance + level_gap(defender, attacker)
+
+
+def hand_block(world: World, hit: Hit) -> bool:
+    """Never for NPCs (R-DEF-4). Needs bare hands, awake, not stunned (R-DEF-5).
+    chance = effective/2 for a ninja, effective/3 otherwise; succeeds on
+    number_percent() < chance + level gap."""
+    defender = hit.victim
+    if defender.npc or defender.weapon is not None:
+        return False
+    if not awake(defender) or defender.has("stun"):
+        return False
+    base = base_chance(world, defender, "hand_block")
+    if base is None:
+        return False
+    chance = tdiv(base, 2) if defender.creature.profession == "ninja" else tdiv(base, 3)
+    chance = adjust(world, defender, "hand_block", chance)
+    return world.rng.percent() < chance + level_gap(defender, hit.source)
+
+
+def dodge(world: World, hit: Hit) -> bool:
+    """Awake, not stunned. A player's chance = effective/2 + 2*(DEX - 20), + chance/5
+    for warrior, samurai, paladin, + chance/10 for thief, ninja, - chance/10 for an
+    anti-paladin; an NPC's is a flat 50 (R-DEF-4); x6/5 against a flail or whip.
+    Succeeds on number_percent() < chance + (level gap)/2; a player needs movement."""
+    defender, attacker = hit.victim, hit.source
+    if not awake(defender) or defender.has("stun"):
+        return False
+    base = base_chance(world, defender, "dodge")
+    if base is None:
+        return False
+    if defender.npc:
+        chance = base
+    else:
+        chance = tdiv(base, 2) + 2 * (defender.stats.dexterity - 20)
+        profession = defender.creature.profession
+        if profession in FIGHTERS:
+            chance += tdiv(chance, 5)
+        elif profession in ("thief", "ninja"):
+            chance += tdiv(chance, 10)
+        elif profession == "anti-paladin":
+            chance -= tdiv(chance, 10)
+    if weapon_class(attacker) in ("flail", "whip"):
+        chance = tdiv(chance * 6, 5)
+    chance = adjust(world, defender, "dodge", chance)
+    if defender.creature.player and defender.vitals.move <= 0:
+        return False
+    return world.rng.percent() < chance + tdiv(level_gap(defender, attacker), 2)
+
+
+DEFENCES: dict[str, Callable[[World, Hit], bool]] = {
+    "bat_swarm": bat_swarm, "shield_block": shield_block, "blink": blink,
+    "cross_block": cross_block, "parry": parry, "hand_block": hand_block, "dodge": dodge,
+}
+
+
+def default_defences(content: Content | None = None) -> Steps:
+    """The chain in the fight config's order (the seed's by default, R-DEF-1)."""
+    order = content.fight.defence.order if content is not None else tuple(DEFENCES)
+    return Steps([(name, DEFENCES[name]) for name in order])

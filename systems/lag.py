@@ -6,7 +6,13 @@ operation over all slots (R-LAG-1), not a Python loop.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from affray.systems.sheet import Sheet
+    from affray.world import World
 
 
 class LagTable:
@@ -34,7 +40,58 @@ class LagTable:
         for column in (self.wait[:n], self.daze[:n]):
             np.subtract(column, 1, out=column, where=column > 0)
 
-    def raise_wait(self, slot: int, pulses: int) -> None:
-        """Keep the larger of the current wait and `pulses` (R-LAG-4)."""
-        if pulses > self.wait[slot]:
-            self.wait[slot] = pulses
+
+
+# -- the setters (R-LAG-4..7, R-STAT-2) ------------------------------------------------
+TIER_KEEPS = {0: (1, 1), 1: (1, 4), 2: (1, 3), 3: (1, 2)}  # R-LAG-6: fraction kept
+
+
+def tier_cut(npc_tier: int, pulses: int) -> int:
+    """R-LAG-6: a tier-1 NPC keeps a quarter of lag others put on it, tier 2 a third,
+    tier 3 a half (truncated: 13 pulses on tier 1 -> 3)."""
+    keep_num, keep_den = TIER_KEEPS[npc_tier]
+    return pulses * keep_num // keep_den
+
+
+def raise_lag(world: World, sheet: Sheet, column: str, pulses: int, *, own: bool) -> int:
+    """The engine's setter for wait or daze: never lowers (R-LAG-4).
+
+    An immortal's wait is always 1 (R-LAG-5). Lag that others put on an NPC of tier 1-3
+    is cut (R-LAG-6); lag from its own actions is not. A Sluggish creature's own waits
+    are raised by 2 pulses per degree (R-STAT-2). Returns the new value.
+    """
+    array = world.lag.wait if column == "wait" else world.lag.daze
+    slot = sheet.creature.slot
+    if column == "wait" and sheet.creature.immortal:
+        array[slot] = 1
+        return 1
+    if own:
+        if column == "wait":
+            sluggish = sheet.statuses.degrees.get("sluggish", 0)
+            if sluggish:
+                pulses += world.content.statuses["sluggish"].wait_per_degree * sluggish
+    elif sheet.npc and sheet.creature.npc_tier:
+        pulses = tier_cut(sheet.creature.npc_tier, pulses)
+    if pulses > array[slot]:
+        array[slot] = pulses
+    return int(array[slot])
+
+
+def raise_lag_rounds(world: World, sheet: Sheet, column: str, rounds: int, *,
+                     own: bool) -> int:
+    """The combat-round variant (setWaitViolence): `rounds` x the round length."""
+    return raise_lag(world, sheet, column, rounds * world.content.fight.round_pulses, own=own)
+
+
+def script_set_lag(world: World, sheet: Sheet, column: str, pulses: int) -> int:
+    """R-LAG-7: the scripting field assigns as given, so a script can shorten or clear
+    lag; only a raise above the current value meets the NPC tier cut (and never ends
+    below the current value)."""
+    array = world.lag.wait if column == "wait" else world.lag.daze
+    slot = sheet.creature.slot
+    current = int(array[slot])
+    value = max(0, pulses)
+    if value > current and sheet.npc and sheet.creature.npc_tier:
+        value = max(current, tier_cut(sheet.creature.npc_tier, value))
+    array[slot] = value
+    return value

@@ -15,6 +15,7 @@ from affray.systems.base import System
 from affray.systems.blow import one_hit
 from affray.systems.hit import VictimDeath
 from affray.systems.skills import effective_skill
+from affray.systems.stun import attack_skill_chance, check_stun, try_stand
 
 if TYPE_CHECKING:
     from affray.systems.sheet import Sheet
@@ -52,13 +53,14 @@ def extra_blows(world: World, attacker: Sheet) -> int:
     """How many extra blows the attack skills give this round: each skill in turn rolls
     number_percent() < effective / divisor (x3/4 when slowed)."""
     table = NPC_EXTRA if attacker.npc else PLAYER_EXTRA
+    halved = world.content.fight.stun.weak_stun_halves
     extra = 0
     slowed = attacker.has("slow")
     for skill, divisor in table:
         effective = effective_skill(world, attacker, skill)
         if effective <= 0:
             continue
-        chance = effective // divisor
+        chance = attack_skill_chance(attacker, skill, effective // divisor, halved)
         if slowed:
             chance = chance * 3 // 4
         if world.rng.percent() < chance:
@@ -109,8 +111,9 @@ class MeleeSystem(System):
                 stop_fighting(fighter)
                 world.fighting.discard(fighter.entity)
                 continue
-            if not world.round_starts(fighter):  # the stun check (R-STUN-2)
+            if not check_stun(world, fighter):  # R-STUN-2: a stunned fighter loses it
                 continue
+            try_stand(world, fighter)
             try:
                 fight_round(world, fighter, victim)
                 on_fight_hooks(world, fighter)

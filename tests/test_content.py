@@ -75,7 +75,7 @@ def test_stat_tables_are_the_sources(content):
 
 
 def test_professions_carry_thac_and_the_spell_level_flag(content):
-    """Professions: thac00/thac32 and the caster/hybrid/agile/other flag (R-LVL-2)."""
+    """Professions: thac00/thac32 and the caster/hybrid/agile/other flag from the source."""
     warrior = content.professions["warrior"]
     assert (warrior.thac00, warrior.thac32, warrior.flag) == (18, -10, "other")
     assert content.professions["witch"].flag == "caster"
@@ -99,7 +99,7 @@ def test_r_loss_3_the_loss_table_is_the_seeds(content):
     assert rows("force") == [("potion", 30), ("glass", 30)]
     assert rows("necrotic") == [("food", 30)]
     assert content.floor_loss["cold"].verb_many == "freeze and shatter"
-    assert content.item_class_is("corpse", "food")  # R-LOSS-6: a corpse is a food
+    assert content.item_class_is("corpse", "food")  # a corpse is a food
 
 
 def test_statuses_have_the_spec_defaults(content):

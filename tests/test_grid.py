@@ -46,7 +46,7 @@ def test_r_grid_1_cells_are_addressed_x_y_with_one_terrain_each(make_world):
     assert grid.terrain_at(3, 1) == Terrain.DOOR  # x=3, y=1: the "+"
     assert grid.terrain_at(1, 3) == Terrain.WATER
     assert grid.terrain_at(3, 3) == Terrain.ICE
-    assert grid.ice_cm[3, 3] == 10  # R-TERR-2 default thickness, indexed [y, x]
+    assert grid.ice_cm[3, 3] == 10  # the default thickness, indexed [y, x]
     assert grid.in_bounds(6, 4) and not grid.in_bounds(7, 4) and not grid.in_bounds(0, -1)
 
 

@@ -76,7 +76,7 @@ imm = ["lightning"]
 id = "sleeper"
 template = "kobold"
 at = [9, 4]
-affects = ["stun"]
+affects = ["stun", "paralysis"]  # paralysis: the stun does not wear off out of combat
 
 [[items]]
 at = [9, 3]
@@ -185,7 +185,7 @@ def test_rich_reference_exercises_queues_waits_fights_and_refusals(rich_referenc
 
     The mage's cast gives it 30 pulses of wait (the inline spell's beats), so its two
     queued moves run at pulses 30 and 32 and its scripted move at 40; the stunned
-    sleeper's move is refused; the warrior and the (400 hp) kobold fight a round every
+    sleeper's move is refused (a paralysis stun lasts out of combat); the warrior and the (400 hp) kobold fight a round every
     12 pulses from pulse 0, so saves at 13 and 30 fall inside a fight that draws on the
     random stream.
     """
