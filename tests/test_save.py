@@ -185,9 +185,9 @@ def test_rich_reference_exercises_queues_waits_fights_and_refusals(rich_referenc
 
     The mage's cast gives it 30 pulses of wait (the inline spell's beats), so its two
     queued moves run at pulses 30 and 32 and its scripted move at 40; the stunned
-    sleeper's move is refused (a paralysis stun lasts out of combat); the warrior and the (400 hp) kobold fight a round every
-    12 pulses from pulse 0, so saves at 13 and 30 fall inside a fight that draws on the
-    random stream.
+    sleeper's move is refused (a paralysis stun lasts out of combat); the warrior and
+    the (400 hp) kobold fight a round every 12 pulses from pulse 0, so saves at 13 and
+    30 fall inside a fight that draws on the random stream.
     """
     log, final = rich_reference
     moves = [(e["pulse"], e["target"], e["from"], e["to"]) for e in log
