@@ -8,6 +8,7 @@ queue is a component, so pending actions are saved with the world.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from msgspec import Struct
 
@@ -17,8 +18,13 @@ Cell = tuple[int, int]
 
 
 class Action(Struct, frozen=True, kw_only=True, tag_field="action", tag=str.lower):
-    """Base of the actions; `actor` is a creature id."""
+    """Base of the actions; `actor` is a creature id.
 
+    `keeps_hiding` marks an action a stunned creature may still issue (R-STUN-1); none
+    of the built-in actions does, a game's own subclass may.
+    """
+
+    keeps_hiding: ClassVar[bool] = False
     actor: str
 
 

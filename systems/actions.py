@@ -46,7 +46,7 @@ def run_action(world: World, entity: int, creature: Creature,
     if not vitals.alive:
         return
     affects = world.affects_of(entity)
-    if "stun" in affects:  # R-STUN-1: a stunned creature issues no command
+    if "stun" in affects and not action.keeps_hiding:  # R-STUN-1: no command when stunned
         world.emit(Refused(world.pulse, creature.id, action_name(action), "stunned"))
         return
     if isinstance(action, Move):
