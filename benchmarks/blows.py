@@ -18,13 +18,16 @@ from affray.creatures import resolve
 from affray.defs import ArmorBlock, CreatureFields, StatBlock
 from affray.grid import Grid, Terrain
 from affray.systems.blow import one_hit
+from affray.systems.hit import Hit
+from affray.systems.immunity import WEAPON
 from affray.world import World
 
 from .timing import Result, result_from
 
 FIGHTER = CreatureFields(level=30, hp=1_000_000, profession="warrior", hitroll=25, damroll=10,
-                         stats=StatBlock(str_=18, dex=16), skills={"sword": 90},
-                         wield="long_sword", wear=["chain_mail"],
+                         player=True, stats=StatBlock(str_=18, dex=16),
+                         skills={"sword": 90, "shield_block": 40, "parry": 50, "dodge": 60},
+                         wield="long_sword", wear=["chain_mail", "wooden_shield"],
                          armor=ArmorBlock(bash=40, pierce=40, slash=40, exotic=20),
                          affects=["sanctuary"])
 
@@ -72,6 +75,29 @@ def melee_blows(content: Content, sizes: tuple[int, ...], rounds: int) -> list[R
                 times.append(time.perf_counter() - start)
             rows.append(result_from("one_hit (blow pipeline)", f"{fighters:,} fighters",
                                     "blow", len(sheets), times))
+            rows.append(defence_chain(world, sheets, victims, rounds, fighters))
         finally:
             world.close()
     return rows
+
+
+def defence_chain(world: World, attackers: list, victims: list, rounds: int,
+                  fighters: int) -> Result:
+    """us per blow for the defence chain alone (shield block, parry, dodge all rolled
+    until one succeeds), on the hits of a round."""
+    hits = [Hit(source=a, victim=v, dam=20, damage_type="slash", flags=WEAPON, melee=True,
+                cause="melee") for a, v in zip(attackers, victims, strict=True)]
+    chain = world.rules.defences.items()
+    times = []
+    defended = 0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for hit in hits:
+            for _name, defence in chain:
+                if defence(world, hit):
+                    defended += 1
+                    break
+        times.append(time.perf_counter() - start)
+    share = defended / (len(hits) * rounds)
+    return result_from("defence chain", f"{fighters:,} fighters", "blow", len(hits), times,
+                       note=f"{share:.0%} of blows defended")

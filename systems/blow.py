@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.arith import tdiv
-from affray.dice import dice_average_x2, dice_of
+from affray.dice import dice_average_x2
 from affray.events import Defended, Miss
 from affray.grid import chebyshev
 from affray.systems import immunity
@@ -61,7 +61,7 @@ def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int
     rng = world.rng
     weapon = attacker.weapon
     hand = attacker.offense.hand_dice
-    weapon_dice = dice_of(weapon.damage) if weapon is not None and weapon.damage else None
+    weapon_dice = attacker.weapon_dice
     if attacker.npc and hand is not None and (
             weapon_dice is None or dice_average_x2(hand) > dice_average_x2(weapon_dice)):
         dam = rng.dice(hand[0], hand[1]) + hand[2]
@@ -121,7 +121,7 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     weapon = attacker.weapon
     # R-IMM-5: a blow always carries a type (a punch is bash); a flaming sword's is fire,
     # kept for immunity and armor, with none of magic's type rules (R-MELEE-8).
-    damage_type = (content.damage_type(weapon.damage_type) or "bash") if weapon else "bash"
+    damage_type = attacker.weapon_type
     skill = 20 + weapon_skill(world, attacker)
     column = content.damage.armor_column.get(damage_type, "exotic")
     blind_fighting = (effective_skill(world, attacker, "blind_fighting")
@@ -152,9 +152,8 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     hit.orig_dam = hit.raw = hit.dam
     protect(hit, world)
     if weapon is not None and hit.dam > 0:  # R-IMM-9: the weapon's material, separately
-        bits = immunity.material_bits(content, weapon)
-        outcome = immunity.resolve(bits, victim.imm_mask(), victim.res_mask(),
-                                   victim.vuln_mask())
+        outcome = immunity.resolve(attacker.weapon_bits, victim.imm_mask(),
+                                   victim.res_mask(), victim.vuln_mask())
         before = hit.dam
         hit.dam = immunity.apply(outcome, hit.dam)
         hit.immune = hit.immune or (before > 0 and hit.dam == 0)

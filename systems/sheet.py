@@ -31,6 +31,7 @@ from affray.components import (
     Vitals,
 )
 from affray.defs import ItemDef, ProfessionDef
+from affray.dice import dice_of
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
@@ -57,6 +58,11 @@ class Sheet:
     combat: Combat
     profession: ProfessionDef
     weapon: ItemDef | None = None
+    # The wielded weapon's canonical damage type, dice and material bits (R-IMM-9),
+    # resolved once when gear changes rather than on every blow.
+    weapon_type: str = "bash"
+    weapon_dice: tuple[int, int, int] | None = None
+    weapon_bits: int = 0
     shield: bool = False
     gear_armor: dict[str, int] = field(default_factory=dict)
     gear_imm: int = 0
@@ -106,7 +112,13 @@ class Sheet:
     def refresh_gear(self, content: Content) -> None:
         """Recompute what gear gives: weapon, shield, armor, granted immunity (R-IMM-6)."""
         equipment = self.equipment
-        self.weapon = content.items[equipment.wield] if equipment.wield else None
+        weapon = self.weapon = content.items[equipment.wield] if equipment.wield else None
+        if weapon is None:
+            self.weapon_type, self.weapon_dice, self.weapon_bits = "bash", None, 0
+        else:  # R-IMM-5: a blow always has a type; a punch is bash
+            self.weapon_type = content.damage_type(weapon.damage_type) or "bash"
+            self.weapon_dice = dice_of(weapon.damage) if weapon.damage else None
+            self.weapon_bits = content.bits_of(content.materials[weapon.material].vuln)
         armor: dict[str, int] = {}
         imm = res = 0
         shield = False

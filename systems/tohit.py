@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from affray.arith import clamp, interpolate, tdiv
+from affray.arith import interpolate, tdiv
 from affray.defs import POSITIONS
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ POSITION_RANK = {name: rank for rank, name in enumerate(POSITIONS)}
 
 def stat_index(value: int) -> int:
     """Stat tables index the current stat, 0..28."""
-    return clamp(value, 0, 28)
+    return 0 if value < 0 else 28 if value > 28 else value
 
 
 @dataclass(slots=True)
@@ -44,7 +44,8 @@ class Roll:
 def class_base(sheet: Sheet) -> int:
     """R-HIT-2: 20 - interpolate(level, thac00, thac32), never below 1."""
     profession = sheet.profession
-    return max(1, 20 - interpolate(sheet.modify_level, profession.thac00, profession.thac32))
+    level = sheet.level.level + sheet.level.remorts
+    return max(1, 20 - interpolate(level, profession.thac00, profession.thac32))
 
 
 def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> float:
@@ -128,12 +129,14 @@ def roll_d20(chance: float, hobbit: bool, rng: Rng, content: Content) -> tuple[b
 def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, content: Content,
                      blind_fighting: int, armor_use: int) -> Roll:
     """The armor model's roll (R-HIT-2..5)."""
+    knobs = content.fight.armor
     bonus = 0.0
-    if armor_use_succeeds(victim, rng, armor_use):
-        bonus = content.fight.armor.armor_use_bonus * victim.modify_level
-    blind_failed = blind_fails(attacker, rng, blind_fighting)
+    if armor_use > 1 and armor_use_succeeds(victim, rng, armor_use):
+        bonus = knobs.armor_use_bonus * victim.modify_level
+    blind_failed = ("blind" in attacker.affects.levels
+                    and blind_fails(attacker, rng, blind_fighting))
     pierce = effective_hitroll(attacker, skill, content)
-    acc = content.fight.armor.base_w * class_base(attacker) + pierce
+    acc = knobs.base_w * class_base(attacker) + pierce
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
     return Roll(hit=hit, critical=critical, pierce=pierce, armor_bonus=bonus)
