@@ -300,6 +300,21 @@ class World:
         return int(self.lag.wait[esper.component_for_entity(self.by_id[creature_id],
                                                             Creature).slot])
 
+    def set_wait(self, creature_id: str, pulses: int) -> int:
+        """The scripting field `wait`: assigns as given, so a script can shorten or clear
+        lag; only a raise meets an NPC tier's cut (R-LAG-7). Returns the new wait."""
+        from affray.systems.lag import script_set_lag
+
+        self.enter()
+        return script_set_lag(self, self.sheet(creature_id), "wait", pulses)
+
+    def set_daze(self, creature_id: str, pulses: int) -> int:
+        """The scripting field `daze`, as `set_wait` (R-LAG-7). Returns the new daze."""
+        from affray.systems.lag import script_set_lag
+
+        self.enter()
+        return script_set_lag(self, self.sheet(creature_id), "daze", pulses)
+
     def daze_of(self, creature_id: str) -> int:
         """The creature's daze in pulses (R-LAG-1)."""
         self.enter()

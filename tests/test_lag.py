@@ -143,3 +143,12 @@ def test_r_stat_2_a_sluggish_creatures_own_waits_are_longer(duel):
     world.tick()
     assert world.wait_of("a") == 2 + 4
     assert raise_lag(world, world.sheet("a"), "wait", 3, own=False) == 6  # others': no
+
+
+def test_r_lag_7_the_world_exposes_the_scripting_fields(duel):
+    """R-LAG-7: World.set_wait / set_daze are the scripting fields."""
+    world = duel("npc_tier = 2")
+    assert world.set_wait("a", 30) == 10
+    assert world.set_wait("a", 4) == 4
+    assert world.set_daze("a", 0) == 0
+    assert world.wait_of("a") == 4
