@@ -82,6 +82,8 @@ def fight_round(world: World, attacker: Sheet, victim: Sheet) -> None:
 
 def on_fight_hooks(world: World, fighter: Sheet) -> None:
     """R-TIME-3: the creature's own on-fight hooks, then those of its worn items."""
+    if not world.rules.hooks["on_fight"]:
+        return
     owners = [("all", ""), ("creature", fighter.id)]
     if fighter.creature.template:
         owners.append(("template", fighter.creature.template))

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) -> int:
     """Learned percent, cut by daze (spell: /2, other: *2/3), clamped 0..100."""
     learned = sheet.skills.learned.get(name, 0)
-    if learned and world.lag.daze[sheet.creature.slot] > 0:
+    if not learned:
+        return 0
+    if world.lag.daze[sheet.creature.slot] > 0:
         learned = tdiv(learned, 2) if spell else tdiv(2 * learned, 3)
     return clamp(learned, 0, 100)
 
