@@ -105,6 +105,9 @@ def hit_chance(acc: float, ev: float, content: Content) -> float:
         chance = 0.0
     elif ev <= 0:
         chance = 1.0
+    elif knobs.hit_pow == 2.0:  # the default: a product is much cheaper than a power
+        a, e = acc * acc, ev * ev
+        chance = a / (a + e)
     else:
         a, e = acc ** knobs.hit_pow, ev ** knobs.hit_pow
         chance = a / (a + e)
@@ -115,15 +118,19 @@ def roll_d20(chance: float, hobbit: bool, rng: Rng, content: Content) -> tuple[b
     """R-HIT-5: faces 0..m-1 miss (a hobbit scores a critical instead), the top c faces
     are criticals, the rest hit with (P - c/20) / (1 - (m + c)/20) so the overall hit
     rate is P. Returns (hit, critical)."""
-    fight = content.fight
+    faces = content.cache.get("d20")
+    if faces is None:
+        fight = content.fight
+        miss, crit = fight.auto_miss_in_20, fight.auto_critical_in_20
+        faces = content.cache["d20"] = (miss, 20 - crit, crit / 20.0,
+                                        max(1e-12, 1.0 - (miss + crit) / 20.0))
+    first_hit_face, first_crit_face, crit_share, middle_share = faces
     face = rng.number_range(0, 19)
-    if face < fight.auto_miss_in_20:
+    if face < first_hit_face:
         return (True, True) if hobbit else (False, False)
-    if face >= 20 - fight.auto_critical_in_20:
+    if face >= first_crit_face:
         return True, True
-    miss, crit = fight.auto_miss_in_20 / 20.0, fight.auto_critical_in_20 / 20.0
-    middle = (chance - crit) / (1.0 - miss - crit)
-    return rng.random() < middle, False
+    return rng.random() < (chance - crit_share) / middle_share, False
 
 
 def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, content: Content,
