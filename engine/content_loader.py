@@ -337,9 +337,12 @@ def check_references(content: Content) -> None:
                 need(row.item_class in content.item_classes, "floor_loss", name, "rows",
                      f"unknown item class {row.item_class!r}")
             need(0 <= row.chance <= 100, "floor_loss", name, "rows", "chance must be 0..100")
-    for name in content.fight.defence.order:
+    order = content.fight.defence.order
+    for name in order:
         need(name in DEFENCE_NAMES, "fight", "", "defence.order",
              f"unknown defence {name!r} (known: {', '.join(DEFENCE_NAMES)})")
+        need(order.count(name) == 1, "fight", "", "defence.order",
+             f"defence {name!r} is listed twice")
     for column in (*dmg.armor_column.values(),):
         need(column in ARMOR_COLUMNS, "damage", "", "armor_column",
              f"unknown armor column {column!r}")

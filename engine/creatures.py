@@ -26,7 +26,7 @@ from affray.components import (
     Vitals,
     WornItem,
 )
-from affray.defs import POSITIONS, CreatureFields
+from affray.defs import DEFENCE_NAMES, POSITIONS, CreatureFields
 from affray.dice import parse_dice
 
 _STAT_FIELDS = (("str_", "strength"), ("int_", "intelligence"), ("wis", "wisdom"),
@@ -66,7 +66,7 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
         if degree < 0:
             return "statuses", f"degree of {name!r} must be 0 or more"
     for name in pick("defences", fields) or ():
-        if name not in content.fight.defence.order:
+        if name not in DEFENCE_NAMES:  # known, even if a game dropped it from the chain
             return "defences", f"unknown defence {name!r}"
     for slot in ("wield", "second_wield"):
         weapon = pick(slot, fields)

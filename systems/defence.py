@@ -14,7 +14,10 @@ Shared rules, applied by every skill defence:
 - weak stun halves dodge, parry, blink and hand block (R-DEF-5); full stun makes parry,
   shield block, cross block, hand block and dodge fail (the source's full-stun failures);
 - a blind defender that fails blind fighting has its chance divided by 4, one that
-  succeeds by 1.5 (R-DEF-8).
+  succeeds by 1.5 (R-DEF-8);
+- an NPC's chance is flat: no class, dexterity or attacker-weapon modifiers (a whip
+  still makes a shield block fail: that is a condition, not a modifier).
+Bat swarm is an affect, not a skill: none of the above touches it (R-DEF-2).
 All divisions truncate toward zero. Rolls: blind fighting first (if blind), then the
 defence's own roll.
 """
@@ -89,8 +92,7 @@ def bat_swarm(world: World, hit: Hit) -> bool:
     defender = hit.victim
     if not defender.has("bat_swarm"):
         return False
-    chance = adjust(world, defender, "bat_swarm", 50 + level_gap(defender, hit.source))
-    return world.rng.percent() <= chance
+    return world.rng.percent() <= 50 + level_gap(defender, hit.source)
 
 
 def shield_block(world: World, hit: Hit) -> bool:
@@ -112,7 +114,7 @@ def shield_block(world: World, hit: Hit) -> bool:
     attacking_with = weapon_class(attacker)
     if attacking_with == "whip":
         return False
-    if attacking_with == "flail":
+    if attacking_with == "flail" and not defender.npc:  # an NPC's chance is flat (R-DEF-7)
         chance = tdiv(chance, 2)
     chance = adjust(world, defender, "shield_block", chance)
     if defender.creature.player and defender.vitals.move <= 0:
@@ -188,7 +190,7 @@ def hand_block(world: World, hit: Hit) -> bool:
     chance = effective/2 for a ninja, effective/3 otherwise; succeeds on
     number_percent() < chance + level gap."""
     defender = hit.victim
-    if defender.npc or defender.weapon is not None:
+    if defender.npc or defender.weapon is not None or defender.equipment.second is not None:
         return False
     if not awake(defender) or defender.has("stun"):
         return False
@@ -222,8 +224,8 @@ def dodge(world: World, hit: Hit) -> bool:
             chance += tdiv(chance, 10)
         elif profession == "anti-paladin":
             chance -= tdiv(chance, 10)
-    if weapon_class(attacker) in ("flail", "whip"):
-        chance = tdiv(chance * 6, 5)
+        if weapon_class(attacker) in ("flail", "whip"):
+            chance = tdiv(chance * 6, 5)
     chance = adjust(world, defender, "dodge", chance)
     if defender.creature.player and defender.vitals.move <= 0:
         return False
