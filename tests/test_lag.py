@@ -5,19 +5,14 @@ R-LAG-1..7 (and R-STAT-2's extra wait on a Sluggish creature's own actions).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+from conftest import four_sigma
 
 import affray
 from affray.rng import Rng
 from affray.systems.lag import raise_lag, raise_lag_rounds, script_set_lag, tier_cut
 from affray.systems.skills import effective_skill
 from affray.systems.stun import try_stand
-
-
-def four_sigma(p: float, n: int) -> float:
-    return 4.0 * math.sqrt(p * (1.0 - p) / n)
 
 
 def slot(world, creature_id: str) -> int:

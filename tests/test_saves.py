@@ -5,14 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import four_sigma
 
 from affray.rng import Rng
 from affray.systems.immunity import SPELL
 from affray.systems.saves import resists_dispel, save_chance, saves_spell
-
-
-def four_sigma(p: float, n: int) -> float:
-    return 4.0 * math.sqrt(p * (1.0 - p) / n)
 
 
 def chance(world, level, victim="v", damage_type="fire", caster="a"):

@@ -5,8 +5,9 @@ R-STUN-1..6.
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
+
+from conftest import four_sigma
 
 import affray
 from affray.rng import Rng
@@ -17,9 +18,6 @@ SURE = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
         "[content.fight.armor]\np_floor = 1.0\np_cap = 1.0\n")
 TOUGH = "level = 20\nhp = 1000"
 
-
-def four_sigma(p: float, n: int) -> float:
-    return 4.0 * math.sqrt(p * (1.0 - p) / n)
 
 
 def events(world, *kinds: str) -> list[dict]:

@@ -5,19 +5,12 @@ R-HIT-1..7, R-HIT-10. Statistical tests use a fixed seed and a 4-sigma binomial 
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from conftest import make_hit
+from conftest import four_sigma, make_hit
 
 from affray.rng import Rng
 from affray.systems import tohit
 from affray.systems.protections import armor as armor_step
-
-
-def four_sigma(p: float, n: int) -> float:
-    return 4.0 * math.sqrt(p * (1.0 - p) / n)
-
 
 WARRIOR_50 = ('profession = "warrior"\nlevel = 50\nhitroll = 49\nstats = { str = 20 }\n'
               'skills = { dagger = 100 }\nwield = "dagger"\nplayer = true')
