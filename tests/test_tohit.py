@@ -229,3 +229,16 @@ def test_r_hit_10_armor_model_is_on_in_default_content(duel):
     armor_step(on, world)
     armor_step(off, legacy)
     assert on.dam < 40 and off.dam == 40
+
+
+def test_r_stat_2_sluggish_multiplies_evasion_with_a_floor(duel):
+    """R-STAT-2 (evasion part): Sluggish d multiplies evasion by 1 - 0.1 d, never
+    below 0.5."""
+    knobs = "[content.fight.armor]\nev_level = 1.4\nev_dex = 1.0\n"
+    plain = duel("", "level = 50\nstats = { dex = 20 }", extra=knobs)
+    base = tohit.evasion(plain.sheet("v"), plain.content, False)
+    for degree, factor in ((1, 0.9), (3, 0.7), (5, 0.5), (8, 0.5)):
+        victim = f"level = 50\nstats = {{ dex = 20 }}\nstatuses = {{ sluggish = {degree} }}"
+        world = duel("", victim, extra=knobs)
+        assert tohit.evasion(world.sheet("v"), world.content, False) == pytest.approx(
+            base * factor)
