@@ -141,9 +141,10 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     dam = base_damage(world, attacker, victim, skill)
     dam = apply_class(world, attacker, dam)
     dam = apply_damroll(world, attacker, dam, skill)
-    hit = Hit(source=attacker, victim=victim, dam=dam, damage_type=damage_type,
-              flags=immunity.WEAPON, melee=True, cause=cause, critical=roll.critical,
-              weapon=weapon, pierce=roll.pierce, armor_bonus=roll.armor_bonus)
+    # Positional: keyword matching would cost more than the rest of the record.
+    hit = Hit(attacker, victim, dam, damage_type, immunity.WEAPON, True, cause)
+    hit.critical, hit.weapon = roll.critical, weapon
+    hit.pierce, hit.armor_bonus = roll.pierce, roll.armor_bonus
     apply_modifiers(world, hit, melee=True)
     if hit.critical:  # R-HIT-5: with the other multipliers, before protections
         numerator, denominator = content.fight.critical_multiplier

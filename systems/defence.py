@@ -44,6 +44,7 @@ WEAK_STUN_HALVES = ("dodge", "parry", "blink", "hand_block")  # R-DEF-5
 
 
 def awake(sheet: Sheet) -> bool:
+    """Above sleeping (standing, fighting, sitting, resting); not stunned, incapacitated."""
     return POSITION_RANK[sheet.vitals.position] > SLEEPING
 
 
@@ -68,9 +69,10 @@ def base_chance(world: World, defender: Sheet, name: str) -> int | None:
 
 def adjust(world: World, defender: Sheet, name: str, chance: int) -> int:
     """Weak stun halving (R-DEF-5) and blindness (R-DEF-8), in that order."""
-    if name in WEAK_STUN_HALVES and defender.has("weak_stun"):
+    affects = defender.affects.levels
+    if "weak_stun" in affects and name in WEAK_STUN_HALVES:
         chance = tdiv(chance, 2)
-    if defender.has("blind"):
+    if "blind" in affects:
         blind_fighting = effective_skill(world, defender, "blind_fighting")
         if blind_fighting > 1 and world.rng.percent() < blind_fighting:
             chance = int(chance / 1.5)
@@ -82,7 +84,8 @@ def adjust(world: World, defender: Sheet, name: str, chance: int) -> int:
 def level_gap(defender: Sheet, attacker: Sheet | None) -> int:
     """skill_level(defender) - attacker level: the defender's modify level (no skill
     level bonus in affray) minus the attacker's."""
-    return defender.modify_level - (attacker.modify_level if attacker else 0)
+    mine = defender.level.level + defender.level.remorts
+    return mine - (attacker.level.level + attacker.level.remorts if attacker else 0)
 
 
 # -- the defences ---------------------------------------------------------------------

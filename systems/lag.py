@@ -16,12 +16,18 @@ if TYPE_CHECKING:
 
 
 class LagTable:
-    """wait and daze per creature slot; slots are handed out in spawn order."""
+    """wait and daze per creature slot; slots are handed out in spawn order.
 
-    __slots__ = ("count", "daze", "wait")
+    Change lag through the setters below (or `World.set_wait` / `set_daze`), not by
+    writing the arrays: a write to `daze` must also set `dazed`.
+    """
+
+    __slots__ = ("count", "daze", "dazed", "wait")
 
     def __init__(self, capacity: int = 64) -> None:
         self.count = 0
+        # True when some creature may be dazed: lets skill look-ups skip the array.
+        self.dazed = True
         self.wait = np.zeros(capacity, dtype=np.int32)
         self.daze = np.zeros(capacity, dtype=np.int32)
 
@@ -39,6 +45,7 @@ class LagTable:
         n = self.count
         for column in (self.wait[:n], self.daze[:n]):
             np.subtract(column, 1, out=column, where=column > 0)
+        self.dazed = bool(self.daze[:n].any())
 
 
 
@@ -74,6 +81,8 @@ def raise_lag(world: World, sheet: Sheet, column: str, pulses: int, *, own: bool
         pulses = tier_cut(sheet.creature.npc_tier, pulses)
     if pulses > array[slot]:
         array[slot] = pulses
+        if column == "daze":
+            world.lag.dazed = True
     return int(array[slot])
 
 
@@ -94,4 +103,6 @@ def script_set_lag(world: World, sheet: Sheet, column: str, pulses: int) -> int:
     if value > current and sheet.npc and sheet.creature.npc_tier:
         value = max(current, tier_cut(sheet.creature.npc_tier, value))
     array[slot] = value
+    if column == "daze" and value:
+        world.lag.dazed = True
     return value

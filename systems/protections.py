@@ -26,12 +26,12 @@ def sanctuary(hit: Hit, world: World) -> None:
     """R-PROT-1: sanctuary or stardust: dam/2. Else a dark shroud: dam*6/10 (dam/2 for a
     clan guard). Else the resistance spell: dam - dam*2/5. Truncating: 37 -> 18; shroud
     37 -> 22; resistance 37 -> 37 - 14 = 23."""
-    victim = hit.victim
-    if victim.has("sanctuary") or victim.has("stardust"):
+    affects = hit.victim.affects.levels
+    if "sanctuary" in affects or "stardust" in affects:
         hit.dam = tdiv(hit.dam, 2)
-    elif victim.has("dark_shroud"):
-        hit.dam = tdiv(hit.dam, 2) if victim.has("clan_guard") else tdiv(hit.dam * 6, 10)
-    elif victim.has("resistance"):
+    elif "dark_shroud" in affects:
+        hit.dam = tdiv(hit.dam, 2) if "clan_guard" in affects else tdiv(hit.dam * 6, 10)
+    elif "resistance" in affects:
         hit.dam -= tdiv(hit.dam * 2, 5)
 
 
@@ -42,8 +42,11 @@ def alignment(hit: Hit, world: World) -> None:
     if source is None:
         return
     attacker_alignment = source.level.alignment
-    if ((attacker_alignment < EVIL and hit.victim.has("protection_evil"))
-            or (attacker_alignment > GOOD and hit.victim.has("protection_good"))):
+    if EVIL <= attacker_alignment <= GOOD:
+        return
+    affects = hit.victim.affects.levels
+    if ((attacker_alignment < EVIL and "protection_evil" in affects)
+            or (attacker_alignment > GOOD and "protection_good" in affects)):
         hit.dam -= tdiv(hit.dam, 4)
 
 
@@ -61,7 +64,7 @@ def liturgy(hit: Hit, world: World) -> None:
     Truncating at each division: Lv 55, 37 melee -> 37 - 37*8/100 = 37 - 2 = 35;
     37 spell -> 37 - 37*55/1200 = 37 - 1 = 36."""
     victim = hit.victim
-    if not (victim.has("liturgy") or victim.skills.learned.get("liturgy", 0) > 0):
+    if "liturgy" not in victim.affects.levels and victim.skills.learned.get("liturgy", 0) <= 0:
         return
     level = victim.modify_level
     if hit.melee:
@@ -85,10 +88,12 @@ def immune(hit: Hit, world: World) -> None:
                 break
     if not handled:
         bits = immunity.hit_bits(world.content, hit.damage_type, hit.flags)
-        outcome = immunity.resolve(bits, victim.imm_mask(), victim.res_mask(),
-                                   victim.vuln_mask())
-        hit.dam = immunity.apply(outcome, hit.dam)
-    if hit.damage_type == "lightning" and victim.has("conductor"):
+        if bits:
+            own = victim.immunities
+            outcome = immunity.resolve(bits, own.imm | victim.gear_imm, own.res | victim.gear_res,
+                                       own.vuln | victim.gear_vuln)
+            hit.dam = immunity.apply(outcome, hit.dam)
+    if hit.damage_type == "lightning" and "conductor" in victim.affects.levels:
         hit.dam -= tdiv(hit.dam, 4)
     if before > 0 and hit.dam == 0:
         hit.immune = True
@@ -113,8 +118,9 @@ def armor_reduction(armor: float, victim_level: int, pierce: float, knobs: Armor
     k = knobs.dr_level * victim_level + knobs.dr_pierce * pierce
     if k <= 0:
         return cap
-    x = (armor / k) ** knobs.dr_pow
-    return min(cap, x / (1.0 + x))
+    x = armor / k if knobs.dr_pow == 1.0 else (armor / k) ** knobs.dr_pow
+    reduction = x / (1.0 + x)
+    return cap if reduction > cap else reduction
 
 
 def armor(hit: Hit, world: World) -> None:
@@ -123,23 +129,27 @@ def armor(hit: Hit, world: World) -> None:
     fire, cold, lightning, acid, light use exotic * spell_factor, pierced by attacker
     level * spell_pierce_level; other types pass. The victim keeps the rounding:
     dam - floor(dam * reduction), so 37 at 39.4% loses 14 -> 23."""
-    fight = world.content.fight
+    content = world.content
+    fight = content.fight
     if fight.model != "armor" or hit.dam <= 0:
         return
-    damage = world.content.damage
+    damage = content.damage
     column = damage.armor_column.get(hit.damage_type)
     if column is None:
         return
     knobs = fight.armor
     victim = hit.victim
     points = victim.armor(column) + hit.armor_bonus
+    if points <= 0:
+        return  # R-HIT-9: no armor, no reduction
     if hit.damage_type in damage.spell_armor:
         points *= knobs.spell_factor
         pierce = (hit.source.modify_level * knobs.spell_pierce_level
                   if hit.source is not None else 0.0)
     else:
         pierce = hit.pierce
-    reduction = armor_reduction(points, victim.modify_level, pierce, knobs)
+    reduction = armor_reduction(points, victim.level.level + victim.level.remorts, pierce,
+                                knobs)
     if reduction > 0:
         hit.dam -= int(hit.dam * reduction)
 

@@ -97,7 +97,10 @@ class Sheet:
 
     def armor(self, column: str) -> int:
         """Armor points in a column: the creature's own plus its worn gear's (R-HIT-10)."""
-        own = getattr(self.defense, f"armor_{column}")
+        defense = self.defense
+        own = (defense.armor_bash if column == "bash" else defense.armor_pierce
+               if column == "pierce" else defense.armor_slash if column == "slash"
+               else defense.armor_exotic)
         return own + self.gear_armor.get(column, 0)
 
     def imm_mask(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.arith import clamp, tdiv
+from affray.arith import tdiv
 
 if TYPE_CHECKING:
     from affray.systems.sheet import Sheet
@@ -22,9 +22,10 @@ def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) 
     learned = sheet.skills.learned.get(name, 0)
     if not learned:
         return 0
-    if world.lag.daze[sheet.creature.slot] > 0:
+    lag = world.lag
+    if lag.dazed and lag.daze[sheet.creature.slot] > 0:
         learned = tdiv(learned, 2) if spell else tdiv(2 * learned, 3)
-    return clamp(learned, 0, 100)
+    return 100 if learned > 100 else 0 if learned < 0 else learned
 
 
 def weapon_skill_name(sheet: Sheet) -> str:
@@ -40,7 +41,7 @@ def weapon_skill(world: World, sheet: Sheet) -> int:
     name = weapon_skill_name(sheet)
     if sheet.npc and name not in sheet.skills.learned:
         learned = 100 if sheet.weapon is not None else min(100, 2 * sheet.level.level + 40)
-        if world.lag.daze[sheet.creature.slot] > 0:
+        if world.lag.dazed and world.lag.daze[sheet.creature.slot] > 0:
             learned = tdiv(2 * learned, 3)
         return learned
     return effective_skill(world, sheet, name)

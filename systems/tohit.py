@@ -8,8 +8,7 @@ then (armor model, middle faces) one uniform.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import interpolate, tdiv
 from affray.defs import POSITIONS
@@ -30,9 +29,9 @@ def stat_index(value: int) -> int:
     return 0 if value < 0 else 28 if value > 28 else value
 
 
-@dataclass(slots=True)
-class Roll:
-    """The outcome of a to-hit roll and what the blow needs from it."""
+class Roll(NamedTuple):
+    """The outcome of a to-hit roll and what the blow needs from it (a tuple: one is
+    made per blow, and building a tuple positionally is the cheapest record)."""
 
     hit: bool
     critical: bool = False
@@ -146,7 +145,7 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
     acc = knobs.base_w * class_base(attacker) + pierce
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
-    return Roll(hit=hit, critical=critical, pierce=pierce, armor_bonus=bonus)
+    return Roll(hit, critical, pierce, bonus)
 
 
 # -- the legacy model -----------------------------------------------------------------
@@ -197,7 +196,7 @@ def roll_legacy(attacker: Sheet, victim: Sheet, skill: int, column: str, rng: Rn
         ac += 10
     face = rng.number_range(0, 19)
     if face == 0:
-        return Roll(hit=attacker.creature.race == "hobbit")
+        return Roll(attacker.creature.race == "hobbit")
     if face == 19:
-        return Roll(hit=True)
-    return Roll(hit=face >= thac0 - ac)
+        return Roll(True)
+    return Roll(face >= thac0 - ac)
