@@ -1,10 +1,12 @@
 """Melee: combat rounds every 12 pulses (R-TIME-2, R-TIME-3).
 
 On the pulse a round falls due (pulse divisible by the round length), the fighters are
-snapshot in spawn order; each living one gets one round: its stun check, then its blows
-(one, plus a quick creature's extra one, plus the attack skills' extra blows), then its
-on-fight hooks (its own, then its worn items'). A creature that died earlier in the round
-is skipped; a death inside a blow or a hook ends that fighter's round (R-DMG-2).
+snapshot in spawn order; each living one gets one round: its stun check, standing up if
+it sits, then its blows (one, plus a quick creature's extra one, plus the attack skills'
+extra blows; none while asleep or worse), then its on-fight hooks (its own, then its
+worn items'), which run even when a stun cost it the blows. A creature that died earlier
+in the round is skipped; a death inside a blow or a hook ends that fighter's round
+(R-DMG-2).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from affray.systems.blow import one_hit
 from affray.systems.hit import VictimDeath
 from affray.systems.skills import effective_skill
 from affray.systems.stun import attack_skill_chance, check_stun, try_stand
+from affray.systems.tohit import POSITION_RANK, RESTING
 
 if TYPE_CHECKING:
     from affray.systems.sheet import Sheet
@@ -113,12 +116,13 @@ class MeleeSystem(System):
                 stop_fighting(fighter)
                 world.fighting.discard(fighter.entity)
                 continue
-            if not check_stun(world, fighter):  # R-STUN-2: a stunned fighter loses it
-                continue
-            try_stand(world, fighter)
             try:
-                fight_round(world, fighter, victim)
-                on_fight_hooks(world, fighter)
+                # R-STUN-2: a stunned fighter loses its blows; asleep or worse, none.
+                if check_stun(world, fighter):
+                    try_stand(world, fighter)
+                    if POSITION_RANK[fighter.vitals.position] >= RESTING:
+                        fight_round(world, fighter, victim)
+                on_fight_hooks(world, fighter)  # R-TIME-3: after the round, lost or not
             except VictimDeath:
                 pass  # the round ends for whoever died; the death is already logged
         world.fighting = {e for e in world.fighting

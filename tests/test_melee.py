@@ -362,3 +362,22 @@ def test_an_immortal_never_drops_below_one(duel):
     world = duel("", "hp = 10\nimmortal = true")
     world.damage(None, "v", 50, "harm", cause="raw")
     assert world.snapshot()["creatures"]["v"]["hp"] == 1
+
+
+def test_r_time_3_on_fight_hooks_run_even_when_a_stun_costs_the_blows(duel):
+    """R-TIME-3: the on-fight hooks run after the fighter's round, blows or not."""
+    world = duel(TOUGH + '\naffects = ["stun"]', TOUGH, extra=SURE)
+    calls: list[int] = []
+    world.rules.add_hook("on_fight", ("creature", "a"), lambda f, w: calls.append(w.pulse))
+    world.start_fight("a", "v")
+    world.run(pulses=25)
+    assert calls == [0, 12, 24]
+    assert [e["pulse"] for e in kinds(world, "damage") if e["source"] == "a"] == [24]
+
+
+def test_a_sleeping_or_incapacitated_fighter_deals_no_blows(duel):
+    """Asleep or worse (a player at 0 hp is "stunned", "incap"...), no blows."""
+    world = duel(TOUGH + '\nposition = "sleeping"', TOUGH, extra=SURE)
+    world.start_fight("v", "a")
+    world.run(pulses=13)
+    assert [e["source"] for e in kinds(world, "damage")] == ["v", "v"]
