@@ -381,3 +381,44 @@ def test_a_sleeping_or_incapacitated_fighter_deals_no_blows(duel):
     world.start_fight("v", "a")
     world.run(pulses=13)
     assert [e["source"] for e in kinds(world, "damage")] == ["v", "v"]
+
+
+def _expected_weapon_damage(clone: Rng, dice: tuple[int, int], skill: int, sharp: bool,
+                            holy: bool) -> int:
+    dam = clone.dice(*dice) * skill // 100 * 21 // 20  # no shield
+    if sharp:
+        p = clone.percent()
+        if p <= skill // 8:
+            dam = 2 * dam + dam * 2 * p // 100
+    if holy and clone.percent() < 30:
+        dam += dam * 120 // 100
+    return dam
+
+
+def test_r_melee_3_sharp_and_holy_weapons(duel):
+    """R-MELEE-3: a sharp weapon doubles (and more) on number_percent() <= skill/8; a
+    holy weapon in a good hand against an evil victim adds 120% on number_percent() < 30.
+    Replayed draw for draw from a copy of the generator, over many seeds."""
+    holy_item = ('[content.items.dawnblade]\nclass = "weapon"\nmaterial = "steel"\n'
+                 'damage = "3d6"\ndamage_type = "slash"\nweapon_class = "sword"\n'
+                 'sharp = true\nholy = true\n')
+    sharpened = crits = 0
+    for seed in range(300):
+        world = duel('player = true\nalignment = 900\nwield = "dawnblade"\n'
+                     'skills = { sword = 100 }', "alignment = -900", extra=holy_item,
+                     seed=seed)
+        clone = Rng.from_state(world.rng.state())
+        expected = _expected_weapon_damage(clone, (3, 6), 120, sharp=True, holy=True)
+        got = blow.base_damage(world, world.sheet("a"), world.sheet("v"), 120)
+        assert got == expected
+        plain = _expected_weapon_damage(Rng.from_state(world.rng.state()), (3, 6), 120,
+                                        sharp=False, holy=False)
+        sharpened += got > plain * 2
+        crits += got > plain
+        world.close()
+    assert 0 < sharpened < crits < 300  # both effects happen, and not always
+    neutral = duel('player = true\nwield = "dawnblade"\nskills = { sword = 100 }',
+                   "alignment = -900", extra=holy_item, seed=1)
+    clone = Rng.from_state(neutral.rng.state())
+    assert blow.base_damage(neutral, neutral.sheet("a"), neutral.sheet("v"), 120) == (
+        _expected_weapon_damage(clone, (3, 6), 120, sharp=True, holy=False))
