@@ -28,7 +28,7 @@ class Def(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
 
 
 # -- damage --------------------------------------------------------------------------
-class DamageDef(Def, kw_only=True):
+class DamageDef(Def, frozen=True, kw_only=True):
     """Damage types, aliases, damage flags and immunity bits (R-IMM-1, R-IMM-2, R-DMG-3)."""
 
     types: tuple[str, ...]
@@ -42,7 +42,7 @@ class DamageDef(Def, kw_only=True):
 
 
 # -- materials and items ---------------------------------------------------------
-class MaterialDef(Def, kw_only=True):
+class MaterialDef(Def, frozen=True, kw_only=True):
     """A material: loss-table family, hardness, burns, immunity bits it names (R-IMM-9)."""
 
     family: str
@@ -54,20 +54,20 @@ class MaterialDef(Def, kw_only=True):
     acid_resist: int = 0
 
 
-class ItemClassDef(Def, kw_only=True):
+class ItemClassDef(Def, frozen=True, kw_only=True):
     """An item class; `is_a` makes a corpse count as food for the loss table (R-LOSS-6)."""
 
     is_a: str | None = None
     description: str = ""
 
 
-class GearDef(Def, kw_only=True):
+class GearDef(Def, frozen=True, kw_only=True):
     """Worn-gear order: body armour first, then these slots (R-ACID-2)."""
 
     wear_order: tuple[str, ...]
 
 
-class ItemDef(Def, kw_only=True):
+class ItemDef(Def, frozen=True, kw_only=True):
     """An item: class, main material, and what it does when wielded or worn."""
 
     class_: str = field(name="class")
@@ -148,7 +148,7 @@ class CreatureTemplate(CreatureFields, frozen=True):
     """A creature template in content (`[creatures.<name>]`)."""
 
 
-class ProfessionDef(Def, kw_only=True):
+class ProfessionDef(Def, frozen=True, kw_only=True):
     """A profession's THAC0 pair and its spell-level class flag (R-HIT-2, R-LVL-2)."""
 
     thac00: int
@@ -157,7 +157,7 @@ class ProfessionDef(Def, kw_only=True):
     tags: tuple[str, ...] = ()
 
 
-class StrTable(Def, kw_only=True):
+class StrTable(Def, frozen=True, kw_only=True):
     hit: tuple[int, ...]
     carry: tuple[int, ...]
     wield: tuple[int, ...]
@@ -165,24 +165,24 @@ class StrTable(Def, kw_only=True):
     damage: tuple[int, ...]
 
 
-class IntTable(Def, kw_only=True):
+class IntTable(Def, frozen=True, kw_only=True):
     learn: tuple[int, ...]
     slevel: tuple[int, ...]
 
 
-class WisTable(Def, kw_only=True):
+class WisTable(Def, frozen=True, kw_only=True):
     practice: tuple[int, ...]
     learn: tuple[int, ...]
     slevel: tuple[int, ...]
 
 
-class DexTable(Def, kw_only=True):
+class DexTable(Def, frozen=True, kw_only=True):
     missile_hit: tuple[int, ...]
     missile_damage: tuple[int, ...]
     defensive: tuple[int, ...]
 
 
-class StatTables(Def, kw_only=True):
+class StatTables(Def, frozen=True, kw_only=True):
     """The source's stat tables, index = current stat value 0..28."""
 
     str_: StrTable = field(name="str")
@@ -192,7 +192,7 @@ class StatTables(Def, kw_only=True):
 
 
 # -- spells and statuses ------------------------------------------------------------
-class SpellDef(Def, kw_only=True):
+class SpellDef(Def, frozen=True, kw_only=True):
     """A spell: damage type, shape, range, damage dice, save, and its special knobs."""
 
     type: str
@@ -209,7 +209,7 @@ class SpellDef(Def, kw_only=True):
     position: str = "fighting"
 
 
-class StatusDef(Def, kw_only=True):
+class StatusDef(Def, frozen=True, kw_only=True):
     """A status's defaults (SPEC section 12); degrees stack."""
 
     duration: int
@@ -223,7 +223,7 @@ class StatusDef(Def, kw_only=True):
     evasion_floor: float = 1.0
 
 
-class LossRow(Def, kw_only=True):
+class LossRow(Def, frozen=True, kw_only=True):
     """One row of the floor-loss table: by item class or by material family (R-LOSS-2)."""
 
     chance: int
@@ -231,7 +231,7 @@ class LossRow(Def, kw_only=True):
     family: str | None = None
 
 
-class FloorLossDef(Def, kw_only=True):
+class FloorLossDef(Def, frozen=True, kw_only=True):
     """The rows and message verbs of one damage type (R-LOSS-3, R-LOSS-7)."""
 
     rows: tuple[LossRow, ...]
@@ -240,7 +240,7 @@ class FloorLossDef(Def, kw_only=True):
 
 
 # -- configs -----------------------------------------------------------------------
-class ArmorModel(Def, kw_only=True):
+class ArmorModel(Def, frozen=True, kw_only=True):
     """Knobs of the armor model (R-HIT-2..9); see content/fight.toml for each default."""
 
     base_w: float
@@ -259,7 +259,7 @@ class ArmorModel(Def, kw_only=True):
     spell_pierce_level: float
 
 
-class DefenceConfig(Def, kw_only=True):
+class DefenceConfig(Def, frozen=True, kw_only=True):
     """The defence chain's order and NPC defence chances (R-DEF-1, R-DEF-4, R-DEF-7)."""
 
     order: tuple[str, ...] = ("bat_swarm", "shield_block", "blink", "cross_block", "parry",
@@ -268,7 +268,7 @@ class DefenceConfig(Def, kw_only=True):
     npc_other: int = 30
 
 
-class StunConfig(Def, kw_only=True):
+class StunConfig(Def, frozen=True, kw_only=True):
     """Stun knobs: the length of a paralysis tick in pulses (R-STUN-3), and the attack
     skills whose chance weak stun halves (R-STUN-6)."""
 
@@ -277,7 +277,7 @@ class StunConfig(Def, kw_only=True):
                                          "fifth_attack")
 
 
-class FightConfig(Def, kw_only=True):
+class FightConfig(Def, frozen=True, kw_only=True):
     """The fight config: model switch, round length, critical multiplier, knobs."""
 
     model: Literal["armor", "legacy"] = "armor"
@@ -290,7 +290,7 @@ class FightConfig(Def, kw_only=True):
     stun: StunConfig = StunConfig()
 
 
-class SavesModel1(Def, kw_only=True):
+class SavesModel1(Def, frozen=True, kw_only=True):
     base: float = 40
     span: float = 50
     per_level: float = 3
@@ -300,12 +300,12 @@ class SavesModel1(Def, kw_only=True):
     level_floor: int = 45
 
 
-class CharmConfig(Def, kw_only=True):
+class CharmConfig(Def, frozen=True, kw_only=True):
     per_point: int = 2
     low_cha: int = 18
 
 
-class DispelConfig(Def, kw_only=True):
+class DispelConfig(Def, frozen=True, kw_only=True):
     base0: int = 50
     per_level0: int = 5
     base1: int = 500
@@ -314,7 +314,7 @@ class DispelConfig(Def, kw_only=True):
     max1: int = 950
 
 
-class SavesConfig(Def, kw_only=True):
+class SavesConfig(Def, frozen=True, kw_only=True):
     """The saves config (R-SAVE-1..9); a missing file or knob means model 0."""
 
     model: Literal[0, 1] = 0
@@ -323,7 +323,7 @@ class SavesConfig(Def, kw_only=True):
     dispel: DispelConfig = DispelConfig()
 
 
-class ChainConfig(Def, kw_only=True):
+class ChainConfig(Def, frozen=True, kw_only=True):
     """Chain lightning's certain jumps: clamp(base + (willpower - ref) // per, lo, hi)."""
 
     base: int = 3
@@ -333,7 +333,7 @@ class ChainConfig(Def, kw_only=True):
     high: int = 6
 
 
-class WorldConfig(Def, kw_only=True):
+class WorldConfig(Def, frozen=True, kw_only=True):
     """World-level knobs: action waits, ice thickness, fire length, falls."""
 
     pulses_per_second: int = 4

@@ -44,11 +44,11 @@ class Event:
     def from_dict(data: dict[str, Any]) -> Event:
         """Rebuild an event from `to_dict()` output (saves)."""
         cls = EVENT_TYPES[data["kind"]]
-        values = {}
+        values: dict[str, Any] = {}
         for name in ("pulse", *cls._names):
             value = data[name]
             values[name] = tuple(value) if isinstance(value, list) else value
-        return cls(**values)
+        return cls(**values)  # type: ignore[arg-type]
 
 
 def event(kind: str):  # type: ignore[no-untyped-def]

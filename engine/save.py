@@ -62,8 +62,9 @@ def world_payload(world: Any) -> dict[str, Any]:
     """The world as plain data (the save's payload)."""
     entities = []
     for entity in sorted(esper.get_entities()):  # every entity of the context, by id
-        components = {type(c).__name__: msgspec.to_builtins(c, enc_hook=_enc_hook)
-                      for c in esper.components_for_entity(entity)}
+        parts: tuple[Any, ...] = esper.components_for_entity(entity)
+        components = {type(part).__name__: msgspec.to_builtins(part, enc_hook=_enc_hook)
+                      for part in parts}
         entities.append([entity, components])
     grid = world.grid
     return {

@@ -43,7 +43,8 @@ class MapSpec(Struct, forbid_unknown_fields=True, kw_only=True):
     legend: dict[str, str] = {}
 
 
-class ScenarioCreature(CreatureFields, frozen=True):
+class ScenarioCreature(CreatureFields, frozen=True,  # type: ignore[call-arg]
+                       forbid_unknown_fields=True, kw_only=True):
     id: str
     at: tuple[int, int]
     template: str | None = None
@@ -142,12 +143,11 @@ def _grid_from_map(spec: MapSpec, content: Content, source: str
     for point in np.unique(points).tolist():
         symbol = chr(point)
         cells = points == point
-        name = legend.get(symbol)
-        if name is None:
+        if symbol not in legend:
             ys, xs = np.nonzero(cells)
             raise ScenarioError(f"{source}: map.rows[{ys[0]}]: unknown symbol {symbol!r} at "
                                 f"[{xs[0]}, {ys[0]}] (add it to [map.legend])")
-        code, door_state, locked, trapped = TERRAIN_KINDS[name]
+        code, door_state, locked, trapped = TERRAIN_KINDS[legend[symbol]]
         terrain[cells] = code
         if code == Terrain.ICE:
             ice[cells] = content.world.ice_cm

@@ -10,7 +10,7 @@ creation and load, and `refresh_gear` when gear changes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import esper
 
@@ -137,7 +137,7 @@ class Sheet:
 
 def build_sheet(entity: int, content: Content) -> Sheet:
     """Gather a creature's components (in the current esper context) into a sheet."""
-    parts = esper.components_for_entity(entity)
+    parts: tuple[Any, ...] = esper.components_for_entity(entity)
     by_type = {type(part): part for part in parts}
     creature = by_type[Creature]
     sheet = Sheet(
