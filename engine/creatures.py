@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from affray.components import (
@@ -43,6 +44,15 @@ def pick(name: str, *layers: CreatureFields | None, default: Any = None) -> Any:
         if value is not UNSET:
             return value
     return default
+
+
+def set_fields(fields: CreatureFields | None) -> dict[str, Any]:
+    """The fields an entry sets (not UNSET), as a dict: one pass instead of a look-up
+    through the layers per field."""
+    if fields is None:
+        return {}
+    return {name: value for name, value in msgspec.structs.asdict(fields).items()
+            if value is not UNSET}
 
 
 def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
@@ -132,10 +142,10 @@ class CreatureValues:
 def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None,
             fighting: str | None = None) -> CreatureValues:
     """Merge entry over template over defaults into component values."""
-    layers = (entry, template)
+    merged = {**set_fields(template), **set_fields(entry)}  # the entry's fields win
 
     def get(name: str, default: Any = None) -> Any:
-        return pick(name, *layers, default=default)
+        return merged.get(name, default)
 
     hp = get("hp")
     max_hp = get("max_hp")
