@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from affray.arith import tdiv
 from affray.dice import dice_average_x2
 from affray.events import Defended, Miss
-from affray.grid import chebyshev
 from affray.systems import immunity
 from affray.systems.damage import apply_modifiers, finish, run_hooks
 from affray.systems.hit import Hit
@@ -38,11 +37,11 @@ CLASS_DIVISOR = {"hybrid": 130, "agile": 110, "other": 100}  # casters: none
 
 
 def can_hit(attacker: Sheet, victim: Sheet) -> bool:
-    """Both alive, side by side (R-MELEE-2); a player needs movement points."""
+    """Both alive, side by side (R-MELEE-2, Chebyshev 1); a player needs movement."""
     if not (attacker.vitals.alive and victim.vitals.alive):
         return False
     a, v = attacker.position, victim.position
-    if chebyshev((a.x, a.y), (v.x, v.y)) != 1:
+    if max(abs(a.x - v.x), abs(a.y - v.y)) != 1:
         return False
     return not (attacker.creature.player and attacker.vitals.move <= 0)
 

@@ -27,13 +27,18 @@ HOOK_KINDS = ("on_immune", "pre_damage", "post_damage", "on_fight", "on_saves")
 class Steps(Generic[F]):
     """An ordered registry of named steps."""
 
-    __slots__ = ("_names", "_steps")
+    __slots__ = ("_names", "_pairs", "_steps")
 
     def __init__(self, steps: list[tuple[str, F]] | None = None) -> None:
         self._names: list[str] = []
         self._steps: list[F] = []
+        self._pairs: tuple[tuple[str, F], ...] = ()
         for name, step in steps or []:
             self.add(name, step)
+
+    def _changed(self) -> None:
+        # The (name, step) pairs are read on every blow: build them once per change.
+        self._pairs = tuple(zip(self._names, self._steps, strict=True))
 
     def add(self, name: str, step: F, *, before: str | None = None,
             after: str | None = None) -> None:
@@ -49,16 +54,20 @@ class Steps(Generic[F]):
             index = self._index(after) + 1
         self._names.insert(index, name)
         self._steps.insert(index, step)
+        self._changed()
 
     def remove(self, name: str) -> F:
         """Remove the named step and return it."""
         index = self._index(name)
         del self._names[index]
-        return self._steps.pop(index)
+        step = self._steps.pop(index)
+        self._changed()
+        return step
 
     def replace(self, name: str, step: F) -> None:
         """Swap the function of a named step, keeping its place."""
         self._steps[self._index(name)] = step
+        self._changed()
 
     def reorder(self, names: list[str]) -> None:
         """Put the steps in this order (every current name exactly once)."""
@@ -67,6 +76,7 @@ class Steps(Generic[F]):
         by_name = dict(zip(self._names, self._steps, strict=True))
         self._names = list(names)
         self._steps = [by_name[name] for name in names]
+        self._changed()
 
     def _index(self, name: str) -> int:
         try:
@@ -81,11 +91,12 @@ class Steps(Generic[F]):
     def __iter__(self) -> Iterator[F]:
         return iter(self._steps)
 
-    def items(self) -> list[tuple[str, F]]:
-        return list(zip(self._names, self._steps, strict=True))
+    def items(self) -> tuple[tuple[str, F], ...]:
+        """(name, step) pairs in order (a tuple built once per change)."""
+        return self._pairs
 
     def copy(self) -> Steps[F]:
-        return Steps(self.items())
+        return Steps(list(self._pairs))
 
 
 @dataclass(slots=True)
