@@ -78,3 +78,22 @@ def make_hit(world: affray.World, dam: int, damage_type: str = "fire", *,
     return Hit(source=world.sheet(source) if source else None, victim=world.sheet(victim),
                dam=dam, damage_type=world.content.damage_type(damage_type), flags=flags_of(flags),
                melee=melee, cause="melee" if melee else "spell")
+
+
+def fixed_blow(world: affray.World, dam: int = 12) -> dict:
+    """One landed melee blow of "a" on "v" whose damage before protections is exactly
+    `dam` (a melee modifier sets it and drops criticals); the event it logged."""
+    from affray.systems.blow import one_hit
+
+    def fix(hit, w):
+        hit.dam = dam
+        hit.critical = False
+
+    world.rules.add_modifier("melee", fix)
+    for _ in range(30):
+        start = len(world.events)
+        one_hit(world, world.sheet("a"), world.sheet("v"))
+        event = world.events[start].to_dict()
+        if event["kind"] != "miss":
+            return event
+    raise AssertionError("no blow landed in 30 tries")

@@ -8,7 +8,7 @@ Through `World.damage` a 37-point hit on an unarmoured victim ends in the flat t
 from __future__ import annotations
 
 import pytest
-from conftest import make_hit
+from conftest import fixed_blow, make_hit
 
 from affray.components import Immunities
 from affray.systems import immunity
@@ -311,24 +311,6 @@ def test_r_imm_8_conductor_alias_and_pipeline(duel):
 # R-IMM-9: the wielded weapon's material
 
 
-def _fixed_blow(world, dam=12):
-    """One landed blow whose damage before protections is exactly `dam` (a melee
-    modifier sets it and drops criticals); the event it logged."""
-
-    def fix(hit, w):
-        hit.dam = dam
-        hit.critical = False
-
-    world.rules.add_modifier("melee", fix)
-    for _ in range(30):
-        start = len(world.events)
-        one_hit(world, world.sheet("a"), world.sheet("v"))
-        event = world.events[start].to_dict()
-        if event["kind"] != "miss":
-            return event
-    raise AssertionError("no blow landed in 30 tries")
-
-
 @pytest.mark.parametrize(("victim", "weapon", "kind", "amount"), [
     ('vuln = ["iron"]', "mace", "damage", 13),         # 12 -> trim 9 -> 9 + 4
     ('res = ["iron"]', "mace", "damage", 6),           # 9 - 3
@@ -344,7 +326,7 @@ def test_r_imm_9_material_pass(duel, victim, weapon, kind, amount):
     18 -> 14)."""
     world = duel(attacker=f'level = 30\nhitroll = 20\nwield = "{weapon}"',
                  victim=f"{victim}\nhp = 500", seed=2)
-    event = _fixed_blow(world)
+    event = fixed_blow(world)
     assert event["kind"] == kind
     if kind == "damage":
         assert (event["raw"], event["amount"]) == (12, amount)
@@ -356,7 +338,7 @@ def test_r_imm_9_material_pass_is_separate_from_the_type(duel):
     cancel to 29."""
     world = duel(attacker='level = 30\nhitroll = 20\nwield = "mace"',
                  victim='res = ["bash"]\nvuln = ["iron"]\nhp = 500', seed=2)
-    event = _fixed_blow(world, dam=37)
+    event = fixed_blow(world, dam=37)
     assert (event["kind"], event["raw"], event["amount"]) == ("damage", 37, 30)
 
 
@@ -365,5 +347,5 @@ def test_r_imm_9_bare_hands_have_no_material(duel):
     nothing to a punch (12 -> 9)."""
     world = duel(attacker="level = 30\nhitroll = 20", victim='vuln = ["iron"]\nhp = 500',
                  seed=2)
-    event = _fixed_blow(world)
+    event = fixed_blow(world)
     assert (event["kind"], event["raw"], event["amount"]) == ("damage", 12, 9)

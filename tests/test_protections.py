@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from conftest import make_hit
+from conftest import fixed_blow, make_hit
 
-from affray.systems.blow import one_hit
 from affray.systems.hit import VictimDeath
 from affray.systems.protections import (
     alignment,
@@ -22,25 +21,6 @@ from affray.systems.protections import (
     sanctuary,
     temperature,
 )
-
-
-def _fixed_blow(world, dam):
-    """One landed melee blow whose damage before protections is exactly `dam` (a melee
-    modifier sets it and drops criticals); the event it logged."""
-
-    def fix(hit, w):
-        hit.dam = dam
-        hit.critical = False
-
-    world.rules.add_modifier("melee", fix)
-    for _ in range(30):
-        start = len(world.events)
-        one_hit(world, world.sheet("a"), world.sheet("v"))
-        event = world.events[start].to_dict()
-        if event["kind"] != "miss":
-            return event
-    raise AssertionError("no blow landed in 30 tries")
-
 
 # ---------------------------------------------------------------------------------------
 # R-PROT-1: sanctuary / stardust, else dark shroud, else resistance
@@ -187,7 +167,7 @@ def test_r_prot_4_blow_and_pipeline_use_their_own_formula(duel):
     pipeline hit of 37 loses 3700/1200 = 3 (34 -> trim 27)."""
     world = duel(attacker="level = 60\nhitroll = 60",
                  victim='affects = ["liturgy"]\nlevel = 100\nhp = 5000', seed=2)
-    event = _fixed_blow(world, 37)
+    event = fixed_blow(world, 37)
     assert (event["kind"], event["raw"], event["amount"]) == ("damage", 37, 26)
     assert world.damage("a", "v", 37, "bash", ("weapon",)) == 27
 
