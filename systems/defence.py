@@ -43,9 +43,12 @@ FIGHTERS = ("warrior", "samurai", "paladin")
 WEAK_STUN_HALVES = ("dodge", "parry", "blink", "hand_block")  # R-DEF-5
 
 
+AWAKE = frozenset(name for name, rank in POSITION_RANK.items() if rank > SLEEPING)
+
+
 def awake(sheet: Sheet) -> bool:
     """Above sleeping (standing, fighting, sitting, resting); not stunned, incapacitated."""
-    return POSITION_RANK[sheet.vitals.position] > SLEEPING
+    return sheet.vitals.position in AWAKE
 
 
 def weapon_class(sheet: Sheet | None) -> str | None:
@@ -58,7 +61,7 @@ def base_chance(world: World, defender: Sheet, name: str) -> int | None:
     """The defender's starting value for a skill defence, or None if it cannot use it:
     an NPC's flat chance if its template lists the defence (R-DEF-4, R-DEF-7), else the
     effective skill, refused at 1 or less (R-DEF-3)."""
-    if defender.npc:
+    if not defender.creature.player:
         if name not in defender.defense.defences:
             return None
         config = world.content.fight.defence
@@ -103,7 +106,7 @@ def shield_block(world: World, hit: Hit) -> bool:
     samurai, paladin; halved against a flail, fails against a whip; succeeds on
     number_percent() < chance + level gap; a player needs movement points."""
     defender, attacker = hit.victim, hit.source
-    if not defender.shield or not awake(defender) or defender.has("stun"):
+    if not defender.shield or not awake(defender) or "stun" in defender.affects.levels:
         return False
     base = base_chance(world, defender, "shield_block")
     if base is None:
@@ -169,7 +172,7 @@ def parry(world: World, hit: Hit) -> bool:
     chance = effective/2, + chance/5 for warrior, samurai, paladin. Succeeds on
     number_percent() < chance + level gap."""
     defender, attacker = hit.victim, hit.source
-    if not awake(defender) or defender.has("stun"):
+    if not awake(defender) or "stun" in defender.affects.levels:
         return False
     if defender.creature.player and defender.weapon is None:
         return False
@@ -211,7 +214,7 @@ def dodge(world: World, hit: Hit) -> bool:
     anti-paladin; an NPC's is a flat 50 (R-DEF-4); x6/5 against a flail or whip.
     Succeeds on number_percent() < chance + (level gap)/2; a player needs movement."""
     defender, attacker = hit.victim, hit.source
-    if not awake(defender) or defender.has("stun"):
+    if not awake(defender) or "stun" in defender.affects.levels:
         return False
     base = base_chance(world, defender, "dodge")
     if base is None:

@@ -50,7 +50,8 @@ def class_base(sheet: Sheet) -> int:
 def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> float:
     """R-HIT-2: hitroll * skill% * (1 + strength hit bonus%). `skill` is the blow's
     skill (20 + weapon skill, so 20..120, as the source's)."""
-    str_hit = content.stats.str_.hit[stat_index(sheet.stats.strength)]
+    strength = sheet.stats.strength
+    str_hit = content.stats.str_.hit[0 if strength < 0 else 28 if strength > 28 else strength]
     return sheet.offense.hitroll * (skill / 100.0) * (1.0 + str_hit / 100.0)
 
 
@@ -83,10 +84,12 @@ def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> flo
     the attacker is blind and failed blind fighting; times (1 - 0.1 d) for Sluggish d
     (floor from content)."""
     knobs = content.fight.armor
-    level = victim.modify_level
-    defensive = content.stats.dex.defensive[stat_index(victim.stats.dexterity)]
+    level = victim.level.level + victim.level.remorts
+    dex = victim.stats.dexterity
+    defensive = content.stats.dex.defensive[0 if dex < 0 else 28 if dex > 28 else dex]
     value = knobs.ev_level * level + knobs.ev_dex * (-defensive) * min(1.0, level / 100.0)
-    if below_fighting(victim) or victim.vitals.move <= 0:
+    vitals = victim.vitals
+    if POSITION_RANK[vitals.position] < FIGHTING or vitals.move <= 0:
         value /= 2.0
     if attacker_blind_failed:
         value *= knobs.blind_factor
