@@ -56,7 +56,7 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def render_event(event: Event | dict[str, Any]) -> str:
     """One line of player text for an event (or its dict form)."""
-    data = event.to_dict() if isinstance(event, Event) else event
+    data = event if isinstance(event, dict) else event.to_dict()
     template = _TEMPLATES.get(data["kind"])
     if template is None:
         return f"({data['kind']})"

@@ -122,15 +122,15 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     # kept for immunity and armor, with none of magic's type rules (R-MELEE-8).
     damage_type = attacker.weapon_type
     skill = 20 + weapon_skill(world, attacker)
-    column = content.damage.armor_column.get(damage_type, "exotic")
     blind_fighting = (effective_skill(world, attacker, "blind_fighting")
-                      if attacker.has("blind") else 0)
+                      if "blind" in attacker.affects.levels else 0)
     armor_use = (effective_skill(world, victim, "armor_use")
                  if "armor_use" in victim.skills.learned else 0)
     if content.fight.model == "armor":
         roll = roll_armor_model(attacker, victim, skill, world.rng, content,
                                 blind_fighting, armor_use)
     else:
+        column = content.damage.armor_column.get(damage_type, "exotic")
         roll = roll_legacy(attacker, victim, skill, column, world.rng, content,
                            blind_fighting, armor_use)
     if not roll.hit:
@@ -144,26 +144,30 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     hit = Hit(attacker, victim, dam, damage_type, immunity.WEAPON, True, cause)
     hit.critical, hit.weapon = roll.critical, weapon
     hit.pierce, hit.armor_bonus = roll.pierce, roll.armor_bonus
-    apply_modifiers(world, hit, melee=True)
+    rules = world.rules
+    if rules.all_melee or rules.all_damage:
+        apply_modifiers(world, hit, melee=True)
     if hit.critical:  # R-HIT-5: with the other multipliers, before protections
         numerator, denominator = content.fight.critical_multiplier
         hit.dam = tdiv(hit.dam * numerator, denominator)
     hit.dam = max(hit.dam, 1)  # damNormalize
     hit.orig_dam = hit.raw = hit.dam
     protect(hit, world)
-    if weapon is not None and hit.dam > 0:  # R-IMM-9: the weapon's material, separately
+    if attacker.weapon_bits and hit.dam > 0:  # R-IMM-9: the weapon's material, alone
         outcome = immunity.resolve(attacker.weapon_bits, victim.imm_mask(),
                                    victim.res_mask(), victim.vuln_mask())
         before = hit.dam
         hit.dam = immunity.apply(outcome, hit.dam)
         hit.immune = hit.immune or (before > 0 and hit.dam == 0)
     # R-MELEE-4: once, after every other multiplier; orig_dam gets the same factor.
-    hit.dam = position_multiplier(victim, hit.dam)
-    hit.orig_dam = position_multiplier(victim, hit.orig_dam)
+    if POSITION_RANK[victim.vitals.position] < FIGHTING:
+        hit.dam = position_multiplier(victim, hit.dam)
+        hit.orig_dam = position_multiplier(victim, hit.orig_dam)
     if hit.dam > 0:
-        for name, defence in world.rules.defences.items():  # R-DEF-1: first success ends
+        for name, defence in rules.defences.items():  # R-DEF-1: the first success ends it
             if defence(world, hit):
                 world.emit(Defended(world.pulse, attacker.id, victim.id, name))
                 return 0
-    run_hooks(world, "pre_damage", hit)
+    if rules.hooks["pre_damage"]:
+        run_hooks(world, "pre_damage", hit)
     return finish(world, hit)

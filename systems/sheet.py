@@ -63,6 +63,7 @@ class Sheet:
     weapon_type: str = "bash"
     weapon_dice: tuple[int, int, int] | None = None
     weapon_bits: int = 0
+    weapon_skill: str = "hand_to_hand"
     shield: bool = False
     gear_armor: dict[str, int] = field(default_factory=dict)
     gear_imm: int = 0
@@ -118,7 +119,9 @@ class Sheet:
         weapon = self.weapon = content.items[equipment.wield] if equipment.wield else None
         if weapon is None:
             self.weapon_type, self.weapon_dice, self.weapon_bits = "bash", None, 0
+            self.weapon_skill = "hand_to_hand"
         else:  # R-IMM-5: a blow always has a type; a punch is bash
+            self.weapon_skill = weapon.weapon_class or "exotic"
             self.weapon_type = content.damage_type(weapon.damage_type) or "bash"
             self.weapon_dice = dice_of(weapon.damage) if weapon.damage else None
             self.weapon_bits = content.bits_of(content.materials[weapon.material].vuln)

@@ -28,17 +28,10 @@ def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) 
     return 100 if learned > 100 else 0 if learned < 0 else learned
 
 
-def weapon_skill_name(sheet: Sheet) -> str:
-    """The skill a blow uses: the weapon's class (sword, dagger...) or hand to hand."""
-    weapon = sheet.weapon
-    if weapon is None:
-        return "hand_to_hand"
-    return weapon.weapon_class or "exotic"
-
-
 def weapon_skill(world: World, sheet: Sheet) -> int:
-    """Effective weapon skill 0..100 (the blow's skill is 20 plus this)."""
-    name = weapon_skill_name(sheet)
+    """Effective weapon skill 0..100 (the blow's skill is 20 plus this); the skill is
+    the weapon's class (sword, dagger...) or hand to hand (`Sheet.weapon_skill`)."""
+    name = sheet.weapon_skill
     if sheet.npc and name not in sheet.skills.learned:
         learned = 100 if sheet.weapon is not None else min(100, 2 * sheet.level.level + 40)
         if world.lag.dazed and world.lag.daze[sheet.creature.slot] > 0:
