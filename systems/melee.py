@@ -59,7 +59,10 @@ def extra_blows(world: World, attacker: Sheet) -> int:
     halved = world.content.fight.stun.weak_stun_halves
     extra = 0
     slowed = attacker.has("slow")
+    learned = attacker.skills.learned
     for skill, divisor in table:
+        if skill not in learned:
+            continue
         effective = effective_skill(world, attacker, skill)
         if effective <= 0:
             continue
