@@ -40,6 +40,7 @@ def render(rows: list[Result], machine: dict[str, object], title: str) -> Table:
     table.add_column("repeats x block", justify="right", no_wrap=True)
     table.add_column("median s", justify="right")
     table.add_column("us / unit", justify="right")
+    table.add_column("best us", justify="right")
     table.add_column("ratio", justify="right")
     table.add_column("value", justify="right")
     table.add_column("note")
@@ -48,7 +49,8 @@ def render(rows: list[Result], machine: dict[str, object], title: str) -> Table:
         note = row.note + (f"; ratio vs {row.ratio_of}" if row.ratio_of else "")
         table.add_row(
             row.name, row.size, f"{row.repeats} x {row.units:,} {row.unit}",
-            f"{row.median_seconds:.4g}", _us(row.per_unit_us), ratio,
+            f"{row.median_seconds:.4g}", _us(row.per_unit_us),
+            "" if row.best_us is None else _us(row.best_us), ratio,
             "" if row.value is None else str(row.value), note,
             style=None if row.ok else "bold red")
     return table

@@ -53,7 +53,7 @@ QUICK = Plan(idle_creatures=(1_000,), idle_pulses=50, idle_repeats=3, worlds_per
              world_repeats=3, relabel_sides=(512,), relabel_repeats=3)
 FULL = Plan(idle_creatures=(1_000, 10_000), idle_pulses=200, idle_repeats=7,
             worlds_per_block=50, world_repeats=7, relabel_sides=(512, 2048), relabel_repeats=7,
-            blow_fighters=(100, 1_000, 10_000), blow_rounds=5)
+            blow_fighters=(100, 1_000, 10_000), blow_rounds=9)
 
 
 # -- 1. idle pulse ----------------------------------------------------------------------------

@@ -25,8 +25,9 @@ class Result:
     """One row of the results: a named measurement at one size.
 
     `median_seconds` is the median of `repeats` blocks of `units` operations each;
-    `per_unit_us` divides it by `units`. `ratio` compares against `ratio_of` when a
-    comparison is the point of the row; `value` holds a count rather than a time, and
+    `per_unit_us` divides it by `units`; `best_us` is the fastest block's per-unit time,
+    the steadier figure on a shared machine where other work only ever slows a block.
+    `ratio` compares against `ratio_of` when a comparison is the point of the row; `value` holds a count rather than a time, and
     `ok` is False only when a count that must hold does not (or the benchmark failed).
     """
 
@@ -37,6 +38,7 @@ class Result:
     repeats: int
     median_seconds: float
     per_unit_us: float
+    best_us: float | None = None
     ratio: float | None = None
     ratio_of: str | None = None
     value: int | None = None
@@ -74,7 +76,8 @@ def result_from(name: str, size: str, unit: str, units: int, times: list[float],
     """A Result from the block times of one measurement (median, per unit)."""
     median = statistics.median(times)
     return Result(name=name, size=size, unit=unit, units=units, repeats=len(times),
-                  median_seconds=median, per_unit_us=median / units * 1e6, **extra)
+                  median_seconds=median, per_unit_us=median / units * 1e6,
+                  best_us=min(times) / units * 1e6, **extra)
 
 
 def _version(package: str) -> str:
