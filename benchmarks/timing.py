@@ -27,8 +27,9 @@ class Result:
     `median_seconds` is the median of `repeats` blocks of `units` operations each;
     `per_unit_us` divides it by `units`; `best_us` is the fastest block's per-unit time,
     the steadier figure on a shared machine where other work only ever slows a block.
-    `ratio` compares against `ratio_of` when a comparison is the point of the row; `value` holds a count rather than a time, and
-    `ok` is False only when a count that must hold does not (or the benchmark failed).
+    `ratio` compares against `ratio_of` when a comparison is the point of the row;
+    `value` holds a count rather than a time, and `ok` is False only when a count that
+    must hold does not (or the benchmark failed).
     """
 
     name: str
