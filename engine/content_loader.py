@@ -117,10 +117,6 @@ class Content:
                 mask |= bit
         return mask
 
-    def names_of_bits(self, mask: int) -> list[str]:
-        """The bit names set in mask, in content order."""
-        return [name for name, bit in self.bits.items() if mask & bit]
-
     def item_class_is(self, item_class: str, wanted: str) -> bool:
         """True when a class is `wanted` or declares it with `is_a` (a corpse is food)."""
         seen = set()

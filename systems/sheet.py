@@ -32,6 +32,7 @@ from affray.components import (
 )
 from affray.defs import ItemDef, ProfessionDef
 from affray.dice import dice_of
+from affray.systems.immunity import material_bits
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
@@ -124,7 +125,7 @@ class Sheet:
             self.weapon_skill = weapon.weapon_class or "exotic"
             self.weapon_type = content.damage_type(weapon.damage_type) or "bash"
             self.weapon_dice = dice_of(weapon.damage) if weapon.damage else None
-            self.weapon_bits = content.bits_of(content.materials[weapon.material].vuln)
+            self.weapon_bits = material_bits(content, weapon)
         armor: dict[str, int] = {}
         imm = res = 0
         shield = False

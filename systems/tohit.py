@@ -55,10 +55,6 @@ def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> float:
     return sheet.offense.hitroll * (skill / 100.0) * (1.0 + str_hit / 100.0)
 
 
-def below_fighting(sheet: Sheet) -> bool:
-    return POSITION_RANK[sheet.vitals.position] < FIGHTING
-
-
 def blind_fails(attacker: Sheet, rng: Rng, effective: int) -> bool:
     """A blind attacker rolls blind fighting: number_percent() < effective succeeds."""
     if not attacker.has("blind"):
