@@ -16,9 +16,8 @@ import weakref
 from typing import Any
 
 import esper
-import msgspec
 
-from affray.actions import ActionQueue, AnyAction, Attack, Cast, Casting, Move, action_name
+from affray.actions import ActionQueue, AnyAction, Casting, action_name
 from affray.components import (
     Affects,
     Chest,
@@ -27,14 +26,12 @@ from affray.components import (
     ItemStack,
     Position,
     Spawn,
-    Vitals,
 )
 from affray.content_loader import Content
 from affray.creatures import CreatureValues
-from affray.defs import VIAS
 from affray.errors import ActionError
 from affray.events import Event, Refused
-from affray.grid import Grid, Terrain, chebyshev
+from affray.grid import Grid
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
 from affray.systems.hit import Hit
@@ -43,6 +40,7 @@ from affray.systems.protections import default_protections
 from affray.systems.rules import Rules
 from affray.systems.sheet import Sheet, build_sheet
 from affray.systems.terrain import relabel_water
+from affray.validate import check_action, living_target
 
 _contexts = itertools.count(1)
 
@@ -240,7 +238,7 @@ class World:
         unknown = [flag for flag in flags if flag not in FLAG_BITS]
         if unknown:
             raise ActionError(f"damage: unknown damage flag {unknown[0]!r}")
-        victim = self._living_target(target, "damage")
+        victim = living_target(self, target, "damage")
         attacker = None
         if source is not None:
             if source not in self.by_id:
@@ -333,78 +331,10 @@ class World:
         spell or target, or a target out of bounds or out of range.
         """
         self.enter()
-        entity = self._check_action(action)
+        entity = check_action(self, action)
         queue = esper.component_for_entity(entity, ActionQueue)
         queue.pending.append(action)
         self.ready.add(entity)
-
-    def _projected_cell(self, entity: int) -> tuple[int, int]:
-        """Where the actor will stand when this action runs: after its queued moves."""
-        queue = esper.component_for_entity(entity, ActionQueue)
-        for queued in reversed(queue.pending):
-            if isinstance(queued, Move):
-                return queued.to
-        position = esper.component_for_entity(entity, Position)
-        return (position.x, position.y)
-
-    def _check_action(self, action: AnyAction) -> int:
-        kind = action_name(action) if isinstance(action, Attack | Cast | Move) else None
-        if kind is None:
-            raise ActionError(f"not an action: {action!r}")
-        entity = self.by_id.get(action.actor)
-        if entity is None:
-            raise ActionError(f"{kind}: unknown actor {action.actor!r}")
-        if not esper.component_for_entity(entity, Vitals).alive:
-            raise ActionError(f"{kind}: actor {action.actor!r} is dead")
-        here = self._projected_cell(entity)
-        if isinstance(action, Move):
-            cell = _as_cell(action.to, kind, "to")
-            self._check_cell(cell, kind, "to")
-            if self.grid.terrain[cell[1], cell[0]] == Terrain.WALL:
-                raise ActionError(f"move: {action.actor!r} cannot walk into the wall at "
-                                  f"{list(cell)}")
-            if chebyshev(here, cell) != 1:
-                raise ActionError(f"move: {list(cell)} is not beside {action.actor!r} at "
-                                  f"{list(here)} (one cell per move)")
-        elif isinstance(action, Attack):
-            target = self._living_target(action.target, kind)
-            if target == entity:
-                raise ActionError(f"attack: {action.actor!r} cannot attack itself")
-            there = esper.component_for_entity(target, Position)
-            if chebyshev(here, (there.x, there.y)) != 1:  # R-MELEE-2
-                raise ActionError(f"attack: target {action.target!r} is out of range (melee "
-                                  f"needs the attacker beside it)")
-        else:
-            spell = self.content.spells.get(action.spell)
-            if spell is None:
-                raise ActionError(f"cast: unknown spell {action.spell!r}")
-            if action.via not in VIAS:
-                raise ActionError(f"cast: unknown via {action.via!r} (known: {', '.join(VIAS)})")
-            if isinstance(action.target, str):
-                target = self._living_target(action.target, kind)
-                there_pos = esper.component_for_entity(target, Position)
-                there = (there_pos.x, there_pos.y)
-            else:
-                there = _as_cell(action.target, kind, "target")
-                self._check_cell(there, kind, "target")
-            reach = 1 if spell.shape == "touch" else spell.range
-            if chebyshev(here, there) > reach:
-                raise ActionError(f"cast: target {list(there)} is out of range of "
-                                  f"{action.spell!r} (range {reach})")
-        return entity
-
-    def _living_target(self, target_id: object, kind: str) -> int:
-        if not isinstance(target_id, str) or target_id not in self.by_id:
-            raise ActionError(f"{kind}: unknown target {target_id!r}")
-        target = self.by_id[target_id]
-        if not esper.component_for_entity(target, Vitals).alive:
-            raise ActionError(f"{kind}: target {target_id!r} is dead")
-        return target
-
-    def _check_cell(self, cell: tuple[int, int], kind: str, field: str) -> None:
-        if not self.grid.in_bounds(*cell):
-            raise ActionError(f"{kind}: {field} {list(cell)} is out of bounds (map is "
-                              f"{self.grid.width}x{self.grid.height})")
 
     # -- running ------------------------------------------------------------------------------
     def tick(self) -> None:
@@ -462,14 +392,3 @@ def default_rules(content: Content) -> Rules:
     from affray.systems.defence import default_defences
 
     return Rules(protections=default_protections(), defences=default_defences(content))
-
-
-def _as_cell(value: object, kind: str, field: str) -> tuple[int, int]:
-    try:
-        x, y = msgspec.convert(value, tuple[int, int])
-    except (msgspec.ValidationError, TypeError, ValueError):
-        raise ActionError(f"{kind}: {field} must be a cell [x, y], got {value!r}") from None
-    return (x, y)
-
-
-

@@ -1,0 +1,116 @@
+"""Checking an action at submit (R-ENG-2): an invalid one raises ActionError and changes
+nothing; a valid one is then queued by `World.submit`.
+
+What is checked here: the actor exists and is alive; a move goes one cell from where the
+actor will stand after its queued moves, in bounds, not into a wall; an attack's target
+is alive and beside that cell (R-MELEE-2); a cast names a known spell and via, and its
+target (a living creature or an in-bounds cell) is within the spell's range (a touch:
+beside). What can change before the action runs is checked again when it runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import esper
+import msgspec
+
+from affray.actions import ActionQueue, AnyAction, Attack, Cast, Move, action_name
+from affray.components import Position, Vitals
+from affray.defs import VIAS
+from affray.errors import ActionError
+from affray.grid import Terrain, chebyshev
+
+if TYPE_CHECKING:
+    from affray.world import World
+
+
+def projected_cell(entity: int) -> tuple[int, int]:
+    """Where the actor will stand when this action runs: after its queued moves."""
+    queue = esper.component_for_entity(entity, ActionQueue)
+    for queued in reversed(queue.pending):
+        if isinstance(queued, Move):
+            return queued.to
+    position = esper.component_for_entity(entity, Position)
+    return (position.x, position.y)
+
+
+def check_action(world: World, action: AnyAction) -> int:
+    """Check an action; return its actor's entity, or raise ActionError."""
+    kind = action_name(action) if isinstance(action, Attack | Cast | Move) else None
+    if kind is None:
+        raise ActionError(f"not an action: {action!r}")
+    entity = world.by_id.get(action.actor)
+    if entity is None:
+        raise ActionError(f"{kind}: unknown actor {action.actor!r}")
+    if not esper.component_for_entity(entity, Vitals).alive:
+        raise ActionError(f"{kind}: actor {action.actor!r} is dead")
+    here = projected_cell(entity)
+    if isinstance(action, Move):
+        _check_move(world, action, here)
+    elif isinstance(action, Attack):
+        target = living_target(world, action.target, kind)
+        if target == entity:
+            raise ActionError(f"attack: {action.actor!r} cannot attack itself")
+        there = esper.component_for_entity(target, Position)
+        if chebyshev(here, (there.x, there.y)) != 1:  # R-MELEE-2
+            raise ActionError(f"attack: target {action.target!r} is out of range (melee "
+                              f"needs the attacker beside it)")
+    else:
+        _check_cast(world, action, here)
+    return entity
+
+
+def _check_move(world: World, action: Move, here: tuple[int, int]) -> None:
+    cell = as_cell(action.to, "move", "to")
+    check_cell(world, cell, "move", "to")
+    if world.grid.terrain[cell[1], cell[0]] == Terrain.WALL:
+        raise ActionError(f"move: {action.actor!r} cannot walk into the wall at {list(cell)}")
+    if chebyshev(here, cell) != 1:
+        raise ActionError(f"move: {list(cell)} is not beside {action.actor!r} at "
+                          f"{list(here)} (one cell per move)")
+
+
+def _check_cast(world: World, action: Cast, here: tuple[int, int]) -> None:
+    spell = world.content.spells.get(action.spell)
+    if spell is None:
+        raise ActionError(f"cast: unknown spell {action.spell!r}")
+    if action.via not in VIAS:
+        raise ActionError(f"cast: unknown via {action.via!r} (known: {', '.join(VIAS)})")
+    if isinstance(action.target, str):
+        target = living_target(world, action.target, "cast")
+        position = esper.component_for_entity(target, Position)
+        there = (position.x, position.y)
+    else:
+        there = as_cell(action.target, "cast", "target")
+        check_cell(world, there, "cast", "target")
+    reach = 1 if spell.shape == "touch" else spell.range
+    if chebyshev(here, there) > reach:
+        raise ActionError(f"cast: target {list(there)} is out of range of {action.spell!r} "
+                          f"(range {reach})")
+
+
+def living_target(world: World, target_id: object, kind: str) -> int:
+    """The entity of a living creature id, or ActionError."""
+    if not isinstance(target_id, str) or target_id not in world.by_id:
+        raise ActionError(f"{kind}: unknown target {target_id!r}")
+    target = world.by_id[target_id]
+    if not esper.component_for_entity(target, Vitals).alive:
+        raise ActionError(f"{kind}: target {target_id!r} is dead")
+    return target
+
+
+def check_cell(world: World, cell: tuple[int, int], kind: str, field: str) -> None:
+    """ActionError unless the cell is on the map."""
+    if not world.grid.in_bounds(*cell):
+        raise ActionError(f"{kind}: {field} {list(cell)} is out of bounds (map is "
+                          f"{world.grid.width}x{world.grid.height})")
+
+
+def as_cell(value: object, kind: str, field: str) -> tuple[int, int]:
+    """A cell [x, y] of two ints, or ActionError."""
+    try:
+        x, y = msgspec.convert(value, tuple[int, int])
+    except (msgspec.ValidationError, TypeError, ValueError):
+        raise ActionError(f"{kind}: {field} must be a cell [x, y], got {value!r}") from None
+    return (x, y)
