@@ -131,4 +131,6 @@ class Grid:
         sizes = np.bincount(labels[order], minlength=count + 1)[1:]
         cells = np.empty((len(ordered), 2), dtype=np.int32)
         np.divmod(ordered, self.width, out=(cells[:, 1], cells[:, 0]))
-        return np.split(cells, np.cumsum(sizes)[:-1])
+        ends = np.cumsum(sizes).tolist()
+        starts = [0, *ends[:-1]]
+        return [cells[start:end] for start, end in zip(starts, ends, strict=True)]

@@ -17,16 +17,23 @@ if TYPE_CHECKING:
 
 
 def relabel_water(world: World) -> None:
-    """Rebuild the water-body entities from the grid (scipy.ndimage.label, 8-connected).
+    """Rebuild the water bodies from the grid (scipy.ndimage.label, 8-connected).
 
-    Old bodies are deleted and new ones created in label order (scan order of their first
-    cell), once, outside any query loop.
+    Bodies are numbered in scan order of their first cell; the body entities are updated
+    in place, once, outside any query loop.
     """
-    for entity, _body in esper.get_component(WaterBody):
-        esper.delete_entity(entity, immediate=True)
     _labels, count = world.grid.label_water()
-    for label, cells in enumerate(world.grid.body_cells(count), start=1):
-        esper.create_entity(WaterBody(label=label, cells=cells))
+    bodies = world.grid.body_cells(count)
+    # Reuse the body entities there are (in id order), then add or drop the difference:
+    # each create or delete costs esper a cache clear, and a map can hold thousands.
+    existing = sorted(esper.get_component(WaterBody), key=lambda pair: pair[0])
+    for (_entity, body), (label, cells) in zip(existing, enumerate(bodies, start=1),
+                                               strict=False):
+        body.label, body.cells = label, cells
+    for entity, _body in existing[count:]:
+        esper.delete_entity(entity, immediate=True)
+    for label in range(len(existing) + 1, count + 1):
+        esper.create_entity(WaterBody(label=label, cells=bodies[label - 1]))
 
 
 class TerrainSystem(System):

@@ -263,3 +263,20 @@ def test_r_grid_6_all_randomness_comes_from_the_world_generator():
     assert min(seq_a[50:]) >= 1 and max(seq_a[50:]) <= 100
     assert a.number_range(7, 3) == 7  # low >= high gives low, as the source
     assert a.dice(3, 0) == 0 and a.dice(4, 1) == 4
+
+
+def test_r_grid_5_relabel_follows_merges_and_splits(make_world):
+    """R-GRID-5 / R-TERR-4: joining two bodies leaves one body entity; freezing a channel
+    splits it again; every cell's label points at its body."""
+    world = make_world("[map]\nrows = ['~.~', '~.~']\n")
+    assert len(_all(world, WaterBody)) == 2
+    world.grid.set_terrain(1, 0, Terrain.WATER)
+    world.tick()
+    bodies = _all(world, WaterBody)
+    assert len(bodies) == 1 and len(bodies[0][1].cells) == 5
+    world.grid.set_terrain(1, 0, Terrain.ICE, 10)
+    world.tick()
+    bodies = sorted(body.cells.tolist() for _e, body in _all(world, WaterBody))
+    assert bodies == [[[0, 0], [0, 1]], [[2, 0], [2, 1]]]
+    for _e, body in _all(world, WaterBody):
+        assert all(world.grid.body[y, x] == body.label for x, y in body.cells.tolist())
