@@ -289,9 +289,6 @@ class World:
         self.enter()
         return esper.try_component(entity, component_type)
 
-    def affects_of(self, entity: int) -> dict[str, int]:
-        return esper.component_for_entity(entity, Affects).levels
-
     def wait_of(self, creature_id: str) -> int:
         """The creature's wait in pulses (R-LAG-1)."""
         self.enter()
