@@ -19,7 +19,6 @@ import esper
 
 from affray.actions import ActionQueue, AnyAction, Casting, action_name
 from affray.components import (
-    Affects,
     Chest,
     Creature,
     Door,
