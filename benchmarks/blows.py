@@ -17,9 +17,9 @@ from affray.content_loader import Content
 from affray.creatures import resolve
 from affray.defs import ArmorBlock, CreatureFields, StatBlock
 from affray.grid import Grid, Terrain
-from affray.systems.blow import one_hit
-from affray.systems.hit import Hit
-from affray.systems.immunity import WEAPON
+from affray.systems.rules.blow import one_hit
+from affray.systems.rules.hit import Hit
+from affray.systems.rules.immunity import WEAPON
 from affray.world import World
 
 from .timing import Result, result_from

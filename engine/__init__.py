@@ -25,7 +25,7 @@ from affray.errors import (
 )
 from affray.save import load_world
 from affray.scenario import builtin_scenario, load_scenario
-from affray.systems.hit import VictimDeath
+from affray.systems.rules.hit import VictimDeath
 from affray.world import World
 
 __version__ = "0.1.0"

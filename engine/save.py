@@ -27,7 +27,7 @@ from affray.errors import AffrayError, SaveError
 from affray.events import event_from_dict
 from affray.grid import Grid
 from affray.rng import Rng
-from affray.systems.lag import LagTable
+from affray.systems.rules.lag import LagTable
 
 FORMAT = "affray-save"
 VERSION = 1

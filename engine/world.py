@@ -33,11 +33,11 @@ from affray.events import Event, Refused
 from affray.grid import Grid
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
-from affray.systems.hit import Hit
-from affray.systems.lag import LagTable
-from affray.systems.protections import default_protections
-from affray.systems.rules import Rules
-from affray.systems.sheet import Sheet, build_sheet
+from affray.systems.rules.hit import Hit
+from affray.systems.rules.lag import LagTable
+from affray.systems.rules.protections import default_protections
+from affray.systems.rules.registry import Rules
+from affray.systems.rules.sheet import Sheet, build_sheet
 from affray.systems.terrain import relabel_water
 from affray.validate import check_action, living_target
 
@@ -226,9 +226,9 @@ class World:
         points lost. A kill raises `affray.VictimDeath` (R-DMG-2): a hook that kills must
         let it propagate; a game calling this outside a tick catches it.
         """
-        from affray.systems.damage import damage_hit
-        from affray.systems.immunity import FLAG_BITS, flags_of
-        from affray.systems.tohit import effective_hitroll
+        from affray.systems.rules.damage import damage_hit
+        from affray.systems.rules.immunity import FLAG_BITS, flags_of
+        from affray.systems.rules.tohit import effective_hitroll
 
         self.enter()
         canonical = self.content.damage_type(damage_type)
@@ -297,14 +297,14 @@ class World:
     def set_wait(self, creature_id: str, pulses: int) -> int:
         """The scripting field `wait`: assigns as given, so a script can shorten or clear
         lag; only a raise meets an NPC tier's cut (R-LAG-7). Returns the new wait."""
-        from affray.systems.lag import script_set_lag
+        from affray.systems.rules.lag import script_set_lag
 
         self.enter()
         return script_set_lag(self, self.sheet(creature_id), "wait", pulses)
 
     def set_daze(self, creature_id: str, pulses: int) -> int:
         """The scripting field `daze`, as `set_wait` (R-LAG-7). Returns the new daze."""
-        from affray.systems.lag import script_set_lag
+        from affray.systems.rules.lag import script_set_lag
 
         self.enter()
         return script_set_lag(self, self.sheet(creature_id), "daze", pulses)
@@ -385,6 +385,6 @@ class World:
 
 def default_rules(content: Content) -> Rules:
     """A fresh copy of the engine's default protections and defence chain."""
-    from affray.systems.defence import default_defences
+    from affray.systems.rules.defence import default_defences
 
     return Rules(protections=default_protections(), defences=default_defences(content))

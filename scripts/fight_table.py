@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import affray
 from affray.scenario import build_world, parse_scenario
-from affray.systems import tohit
-from affray.systems.protections import armor_reduction
+from affray.systems.rules import tohit
+from affray.systems.rules.protections import armor_reduction
 
 ARMOR_PER_LEVEL = {"light": 1, "medium": 3, "heavy": 6}
 

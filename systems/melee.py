@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.systems.base import System
-from affray.systems.blow import one_hit
-from affray.systems.hit import VictimDeath
-from affray.systems.skills import effective_skill
-from affray.systems.stun import attack_skill_chance, check_stun, try_stand
-from affray.systems.tohit import POSITION_RANK, RESTING
+from affray.systems.rules.blow import one_hit
+from affray.systems.rules.hit import VictimDeath
+from affray.systems.rules.skills import effective_skill
+from affray.systems.rules.stun import attack_skill_chance, check_stun, try_stand
+from affray.systems.rules.tohit import POSITION_RANK, RESTING
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 # Extra attacks: (skill, divisor) - the source's next_attack coefficients.

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.systems.actions import dispatch_ready
 from affray.systems.base import System
+from affray.systems.rules.actions import dispatch_ready
 
 if TYPE_CHECKING:
     from affray.world import World

@@ -72,8 +72,8 @@ def make_hit(world: affray.World, dam: int, damage_type: str = "fire", *,
              flags: tuple[str, ...] = ("spell", "magic"), melee: bool = False,
              source: str | None = "a", victim: str = "v"):
     """A Hit from creature `source` on `victim`, ready for protection steps."""
-    from affray.systems.hit import Hit
-    from affray.systems.immunity import flags_of
+    from affray.systems.rules.hit import Hit
+    from affray.systems.rules.immunity import flags_of
 
     return Hit(source=world.sheet(source) if source else None, victim=world.sheet(victim),
                dam=dam, damage_type=world.content.damage_type(damage_type), flags=flags_of(flags),
@@ -83,7 +83,7 @@ def make_hit(world: affray.World, dam: int, damage_type: str = "fire", *,
 def fixed_blow(world: affray.World, dam: int = 12) -> dict:
     """One landed melee blow of "a" on "v" whose damage before protections is exactly
     `dam` (a melee modifier sets it and drops criticals); the event it logged."""
-    from affray.systems.blow import one_hit
+    from affray.systems.rules.blow import one_hit
 
     def fix(hit, w):
         hit.dam = dam

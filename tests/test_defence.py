@@ -17,8 +17,8 @@ import pytest
 from conftest import make_hit
 
 import affray
-from affray.systems import blow
-from affray.systems.defence import (
+from affray.systems.rules import blow
+from affray.systems.rules.defence import (
     DEFENCES,
     bat_swarm,
     blink,

@@ -11,9 +11,9 @@ import pytest
 from conftest import fixed_blow, make_hit
 
 from affray.components import Immunities
-from affray.systems import immunity
-from affray.systems.blow import one_hit
-from affray.systems.protections import immune
+from affray.systems.rules import immunity
+from affray.systems.rules.blow import one_hit
+from affray.systems.rules.protections import immune
 
 NORMAL, RESISTED, VULNERABLE = 29, 20, 44  # 37 after the table and the flat trim
 

@@ -10,9 +10,9 @@ from conftest import four_sigma
 
 import affray
 from affray.rng import Rng
-from affray.systems.lag import raise_lag, raise_lag_rounds, script_set_lag, tier_cut
-from affray.systems.skills import effective_skill
-from affray.systems.stun import try_stand
+from affray.systems.rules.lag import raise_lag, raise_lag_rounds, script_set_lag, tier_cut
+from affray.systems.rules.skills import effective_skill
+from affray.systems.rules.stun import try_stand
 
 
 def slot(world, creature_id: str) -> int:

@@ -9,8 +9,8 @@ import pytest
 
 import affray
 from affray.rng import Rng
-from affray.systems import blow
-from affray.systems.hit import VictimDeath
+from affray.systems.rules import blow
+from affray.systems.rules.hit import VictimDeath
 
 # Every blow hits and none is a critical: no d20 face misses, P is pinned at 1.
 SURE = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"

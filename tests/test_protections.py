@@ -11,8 +11,8 @@ import msgspec
 import pytest
 from conftest import fixed_blow, make_hit
 
-from affray.systems.hit import VictimDeath
-from affray.systems.protections import (
+from affray.systems.rules.hit import VictimDeath
+from affray.systems.rules.protections import (
     alignment,
     armor_reduction,
     flat_trim,

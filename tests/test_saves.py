@@ -8,8 +8,8 @@ import pytest
 from conftest import four_sigma
 
 from affray.rng import Rng
-from affray.systems.immunity import SPELL
-from affray.systems.saves import resists_dispel, save_chance, saves_spell
+from affray.systems.rules.immunity import SPELL
+from affray.systems.rules.saves import resists_dispel, save_chance, saves_spell
 
 
 def chance(world, level, victim="v", damage_type="fire", caster="a"):

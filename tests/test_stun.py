@@ -12,7 +12,7 @@ from conftest import four_sigma
 import affray
 from affray.rng import Rng
 from affray.systems.melee import extra_blows
-from affray.systems.stun import attack_skill_chance, check_stun, paralysis_chance, try_stand
+from affray.systems.rules.stun import attack_skill_chance, check_stun, paralysis_chance, try_stand
 
 SURE = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
         "[content.fight.armor]\np_floor = 1.0\np_cap = 1.0\n")

@@ -9,8 +9,8 @@ import pytest
 from conftest import four_sigma, make_hit
 
 from affray.rng import Rng
-from affray.systems import tohit
-from affray.systems.protections import armor as armor_step
+from affray.systems.rules import tohit
+from affray.systems.rules.protections import armor as armor_step
 
 WARRIOR_50 = ('profession = "warrior"\nlevel = 50\nhitroll = 49\nstats = { str = 20 }\n'
               'skills = { dagger = 100 }\nwield = "dagger"\nplayer = true')

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from affray.components import Position
 from affray.events import Damage, Death, Immune
-from affray.systems.hit import Hit, VictimDeath
-from affray.systems.protections import protect
+from affray.systems.rules.hit import Hit, VictimDeath
+from affray.systems.rules.protections import protect
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 

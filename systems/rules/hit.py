@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from affray.defs import ItemDef
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 

@@ -32,7 +32,7 @@ from affray.components import (
 )
 from affray.defs import ItemDef, ProfessionDef
 from affray.dice import dice_of
-from affray.systems.immunity import material_bits
+from affray.systems.rules.immunity import material_bits
 
 if TYPE_CHECKING:
     from affray.content_loader import Content

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.arith import tdiv
-from affray.systems import immunity
-from affray.systems.rules import Steps
+from affray.systems.rules import immunity
+from affray.systems.rules.registry import Steps
 
 if TYPE_CHECKING:
     from affray.defs import ArmorModel
-    from affray.systems.hit import Hit
+    from affray.systems.rules.hit import Hit
     from affray.world import World
 
 GOOD, EVIL = 333, -333  # SCENARIO.md: evil below -333, good above 333

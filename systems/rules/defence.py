@@ -27,16 +27,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.arith import tdiv
-from affray.systems.rules import Steps
-from affray.systems.skills import effective_skill
-from affray.systems.tohit import POSITION_RANK, SLEEPING
+from affray.systems.rules.registry import Steps
+from affray.systems.rules.skills import effective_skill
+from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from affray.content_loader import Content
-    from affray.systems.hit import Hit
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.hit import Hit
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 FIGHTERS = ("warrior", "samurai", "paladin")

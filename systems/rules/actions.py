@@ -14,12 +14,12 @@ import esper
 from affray.actions import ActionQueue, Attack, Cast, Casting, Move, action_name
 from affray.events import Moved, Refused
 from affray.grid import chebyshev
-from affray.systems.blow import one_hit
-from affray.systems.hit import VictimDeath
-from affray.systems.lag import raise_lag
+from affray.systems.rules.blow import one_hit
+from affray.systems.rules.hit import VictimDeath
+from affray.systems.rules.lag import raise_lag
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 

@@ -16,7 +16,7 @@ from affray.defs import POSITIONS
 if TYPE_CHECKING:
     from affray.content_loader import Content
     from affray.rng import Rng
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
 
 FIGHTING = POSITIONS.index("fighting")
 RESTING = POSITIONS.index("resting")

@@ -11,10 +11,10 @@ import math
 from typing import TYPE_CHECKING
 
 from affray.arith import clamp, tdiv
-from affray.systems import immunity
+from affray.systems.rules import immunity
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 GOOD, EVIL = 333, -333

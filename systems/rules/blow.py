@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from affray.arith import tdiv
 from affray.dice import dice_average_x2
 from affray.events import Defended, Miss
-from affray.systems import immunity
-from affray.systems.damage import apply_modifiers, finish, run_hooks
-from affray.systems.hit import Hit
-from affray.systems.protections import protect
-from affray.systems.skills import effective_skill, weapon_skill
-from affray.systems.tohit import (
+from affray.systems.rules import immunity
+from affray.systems.rules.damage import apply_modifiers, finish, run_hooks
+from affray.systems.rules.hit import Hit
+from affray.systems.rules.protections import protect
+from affray.systems.rules.skills import effective_skill, weapon_skill
+from affray.systems.rules.tohit import (
     FIGHTING,
     POSITION_RANK,
     SLEEPING,
@@ -30,7 +30,7 @@ from affray.systems.tohit import (
 )
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 CLASS_DIVISOR = {"hybrid": 130, "agile": 110, "other": 100}  # casters: none

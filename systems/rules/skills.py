@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from affray.arith import tdiv
 
 if TYPE_CHECKING:
-    from affray.systems.sheet import Sheet
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 
