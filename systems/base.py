@@ -18,3 +18,10 @@ class System(esper.Processor):
 
     def process(self, world: World) -> None:  # type: ignore[override]
         raise NotImplementedError
+
+    def next_pulse(self, world: World) -> int | None:
+        """The first pulse, at or after `world.pulse`, at which this system has work to
+        do; None when it has none until something else changes the world. `World.run`
+        jumps idle pulses with it. The default says "this very pulse": a system that
+        does not know better is never skipped."""
+        return world.pulse
