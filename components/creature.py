@@ -61,11 +61,16 @@ class Vitals:
 @component
 @dataclass(slots=True)
 class Level:
-    """Level, remort levels (R-LVL-1) and alignment (-1000..1000)."""
+    """Level, remort levels (R-LVL-1) and alignment (-1000..1000); what else the spell
+    level reads (R-LVL-3): clan ("shalafi" keeps half the class penalty), religion (None:
+    none, so prayers weaken) and the skill-level bonus of equipment and affects."""
 
     level: int = 1
     remorts: int = 0
     alignment: int = 0
+    clan: str | None = None
+    religion: str | None = None
+    skill_level_bonus: int = 0
 
 
 @component

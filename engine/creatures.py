@@ -78,6 +78,9 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     for name in pick("defences", fields) or ():
         if name not in DEFENCE_NAMES:  # known, even if a game dropped it from the chain
             return "defences", f"unknown defence {name!r}"
+    problem = check_spell_level_fields(fields)
+    if problem:
+        return problem
     for slot in ("wield", "second_wield"):
         weapon = pick(slot, fields)
         if weapon is not None and weapon not in content.items:
@@ -113,6 +116,27 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     for name, value in (pick("skills", fields) or {}).items():
         if not 0 <= value <= 100:
             return "skills", f"skill {name!r} must be 0..100"
+    return None
+
+
+# R-LVL-3: a clan or religion is a plain name (the rules know "shalafi" and "none"); the
+# skill-level bonus is a handful of levels either way, like the source's item bonuses.
+NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+SKILL_LEVEL_BONUS = (-100, 100)
+
+
+def check_spell_level_fields(fields: CreatureFields) -> tuple[str, str] | None:
+    """The spell-level fields (R-LVL-3): clan and religion are lowercase names (letters,
+    digits, _ and -); the skill-level bonus is -100..100."""
+    for name in ("clan", "religion"):
+        value = pick(name, fields)
+        if value is not None and (not value or not set(value) <= NAME_CHARS):
+            return name, (f"must be a lowercase name (letters, digits, _ or -), "
+                          f"got {value!r}")
+    bonus = pick("skill_level_bonus", fields)
+    low, high = SKILL_LEVEL_BONUS
+    if bonus is not None and not low <= bonus <= high:
+        return "skill_level_bonus", f"must be {low}..{high}, got {bonus}"
     return None
 
 
@@ -201,7 +225,9 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
         vitals=Vitals(hp=hp, max_hp=max_hp, move=get("move", 100),
                       position=get("position", "standing")),
         level=Level(level=get("level", 1), remorts=get("remorts", 0),
-                    alignment=get("alignment", 0)),
+                    alignment=get("alignment", 0), clan=get("clan"),
+                    religion=None if get("religion") == "none" else get("religion"),
+                    skill_level_bonus=get("skill_level_bonus", 0)),
         stats=stats,
         offense=Offense(hitroll=get("hitroll", 0), damroll=get("damroll", 0), hand_dice=hand),
         defense=Defense(saving_throw=get("saving_throw", 0), armor_bash=armor["bash"],

@@ -142,6 +142,11 @@ class CreatureFields(Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     second_wield: str | UnsetType = UNSET
     wear: list[str] | UnsetType = UNSET
     npc_tier: int | UnsetType = UNSET
+    # R-LVL-3: the Shalafi clan keeps half the class penalty; no religion weakens prayers;
+    # equipment and affects add a skill-level bonus to every cast (may be negative).
+    clan: str | UnsetType = UNSET
+    religion: str | UnsetType = UNSET
+    skill_level_bonus: int | UnsetType = UNSET
 
 
 class CreatureTemplate(CreatureFields, frozen=True):
@@ -207,6 +212,10 @@ class SpellDef(Def, frozen=True, kw_only=True):
     beats: int = 12
     prayer: bool = False
     position: str = "fighting"
+    # R-LVL-3: the spell group picks the improved-casting skill (improved maladiction,
+    # improved benediction, holy remedy); magic concentrate needs an offensive spell.
+    group: Literal["none", "maladictions", "benedictions", "healing", "curative"] = "none"
+    offensive: bool = True
 
 
 class StatusDef(Def, frozen=True, kw_only=True):
@@ -291,13 +300,31 @@ class FightConfig(Def, frozen=True, kw_only=True):
 
 
 class SavesModel1(Def, frozen=True, kw_only=True):
-    base: float = 40
-    span: float = 50
-    per_level: float = 3
-    floor: float = 5
-    ceiling: float = 90
-    tau: float = 0.45
-    level_floor: int = 45
+    """Model 1's curve knobs (R-SAVE-3). No defaults: a knob left out means the curve is
+    not configured and saves fall back to model 0 (R-SAVE-1); content/saves.toml gives
+    them all."""
+
+    base: float | UnsetType = UNSET
+    span: float | UnsetType = UNSET
+    per_level: float | UnsetType = UNSET
+    floor: float | UnsetType = UNSET
+    ceiling: float | UnsetType = UNSET
+    tau: float | UnsetType = UNSET
+    level_floor: int | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        if self.tau is not UNSET and not self.tau > 0:
+            raise ValueError(f"tau must be above 0, got {self.tau}")
+        if self.level_floor is not UNSET and self.level_floor < 1:
+            raise ValueError(f"level_floor must be 1 or more, got {self.level_floor}")
+        if (self.floor is not UNSET and self.ceiling is not UNSET
+                and self.floor > self.ceiling):
+            raise ValueError(f"floor ({self.floor}) must not be above ceiling "
+                             f"({self.ceiling})")
+
+    def complete(self) -> bool:
+        """True when every knob is given (R-SAVE-1: else model 0 runs)."""
+        return all(getattr(self, name) is not UNSET for name in self.__struct_fields__)
 
 
 class CharmConfig(Def, frozen=True, kw_only=True):

@@ -2,22 +2,31 @@
 
 `saves_spell` picks its model from the saves config (R-SAVE-1): model 0 is the source's
 linear roll in percent (R-SAVE-2), model 1 the saturating curve rolled in permille
-(R-SAVE-3). An immune victim always saves (R-SAVE-6, R-IMM-7).
+(R-SAVE-3); a missing file or any missing curve knob means model 0. An immune victim
+always saves (R-SAVE-6, R-IMM-7). `dispel` strips a victim's affects (R-SAVE-9).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import clamp, tdiv
 from affray.systems.rules import immunity
 
 if TYPE_CHECKING:
+    from affray.content_loader import Content
     from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 GOOD, EVIL = 333, -333
+
+
+def saves_model(content: Content) -> int:
+    """R-SAVE-1: the model that runs: 1 only when the config asks for it and gives every
+    knob of model 1's curve; a missing file or any missing knob means model 0."""
+    config = content.saves
+    return 1 if config.model == 1 and config.model1.complete() else 0
 
 
 def save_shift(model: int, victim_level: int) -> int:
@@ -69,27 +78,46 @@ def _on_saves(world: World, caster: Sheet | None, victim: Sheet, chance: float) 
     return chance
 
 
+class Curve(NamedTuple):
+    """Model 1's knobs, every one given (R-SAVE-3)."""
+
+    base: float
+    span: float
+    per_level: float
+    floor: float
+    ceiling: float
+    tau: float
+    level_floor: int
+
+
+def _curve(content: Content) -> Curve:
+    """The model-1 knobs as plain numbers (call only when saves_model is 1)."""
+    knobs = content.saves.model1
+    return Curve(*(getattr(knobs, name) for name in Curve._fields))
+
+
 def save_chance(world: World, level: int, victim: Sheet, damage_type: str,
                 caster: Sheet | None, flags: int) -> tuple[float, int] | None:
-    """The chance to save and its scale (100 or 1000), or None when immune (saves)."""
+    """The chance to save in percent and the scale it is rolled on (100: percent, model
+    0; 1000: permille, model 1), or None when the victim is immune (it saves)."""
     content = world.content
-    config = content.saves
+    model = saves_model(content)
     bits = immunity.hit_bits(content, damage_type, flags)
     outcome = immunity.resolve(bits, victim.imm_mask(), victim.res_mask(), victim.vuln_mask())
     if outcome == immunity.IMMUNE:
         return None
     victim_level = victim.modify_level
     saving_throw = victim.defense.saving_throw
-    shift = save_shift(config.model, victim_level)
+    shift = save_shift(model, victim_level)
     shifts = (_shifts(world, victim, caster, outcome, shift)
               + _charm(world, victim, caster, damage_type, shift))
     linear = -tdiv(saving_throw * 90, max(45, victim_level))
-    if config.model == 0:
+    if model == 0:
         # R-SAVE-2: 40 + (Lv - Lc) * 4 - saving_throw * 90 / max(45, Lv) + shifts, 5..95
         chance: float = 40 + (victim_level - level) * 4 + linear + shifts
         chance = _on_saves(world, caster, victim, chance)
         return float(clamp(int(chance), 5, 95)), 100
-    knobs = config.model1
+    knobs = _curve(content)
     if saving_throw > 0:  # R-SAVE-4: a cursed victim takes the legacy linear term
         curve = float(linear)
     else:  # R-SAVE-3: r = svs / (tau * max(level_floor, Lv)), svs = -saving_throw
@@ -100,31 +128,80 @@ def save_chance(world: World, level: int, victim: Sheet, damage_type: str,
     return min(knobs.ceiling, max(knobs.floor, chance)), 1000
 
 
+def roll_threshold(chance: float, scale: int) -> int:
+    """The integer a roll on 1..scale must stay below: the percent itself (model 0), or
+    the percent in permille, truncated (model 1: 66.67% -> 666)."""
+    if scale == 100:
+        return int(chance)
+    return int(chance * 10 + 1e-9)  # 1e-9: 52.0% is 520 even if the float is 519.999...
+
+
 def saves_spell(world: World, level: int, victim: Sheet, damage_type: str,
                 caster: Sheet | None = None, flags: int = immunity.SPELL) -> bool:
-    """R-SAVE-1..8: True when the victim saves. Model 0 rolls number_percent() < save;
-    model 1 rolls 1..1000 below the chance in permille."""
+    """R-SAVE-1..8: True when the victim saves. Model 0 rolls number_percent() below the
+    save (so a save of 66 saves 65% of the time); model 1 rolls number_range(1, 1000)
+    below the chance in permille. The Spell system halves a saved hit (R-SAVE-10)."""
     chance = save_chance(world, level, victim, damage_type, caster, flags)
     if chance is None:
         return True  # R-SAVE-6 / R-IMM-7: an immune victim always saves
     value, scale = chance
+    threshold = roll_threshold(value, scale)
     if scale == 100:
-        return world.rng.percent() < value
-    return world.rng.number_range(1, 1000) < value * 10
+        return world.rng.percent() < threshold
+    return world.rng.number_range(1, 1000) < threshold
 
 
 def resists_dispel(world: World, affect_level: int, duration: int, dispel_level: int) -> bool:
     """R-SAVE-9: does an affect resist a dispel? A permanent affect (duration -2) always
     does; one of duration -1 counts five levels higher. Model 0: 50 + 5 per level of
     difference, clamped 5..95, in percent; model 1: base + per_level per level, clipped
-    min..max, in permille. (An affect that resists loses a level: `dispel` does that.)"""
+    min..max, in permille. Both roll `roll < save`."""
     if duration == -2:
         return True
     level = affect_level + 5 if duration == -1 else affect_level
     dispel = world.content.saves.dispel
-    if world.content.saves.model == 0:
+    if saves_model(world.content) == 0:
         save = clamp(dispel.base0 + (level - dispel_level) * dispel.per_level0, 5, 95)
         return world.rng.percent() < save
     save = clamp(dispel.base1 + (level - dispel_level) * dispel.per_level1, dispel.min1,
                  dispel.max1)
     return world.rng.number_range(1, 1000) < save
+
+
+# Stun and weak stun are flags the Stun system owns, not spell affects (R-STUN-1).
+STUN_FLAGS = frozenset(("stun", "weak_stun"))
+
+
+def dispel_terms(victim: Sheet, marker: int) -> tuple[int, int]:
+    """(affect level, duration) of an affect whose stored level is `marker`: -2 is
+    permanent; -1 has no level of its own and counts at its owner's level (then five
+    higher, R-SAVE-9); any other value is the level of a timed affect."""
+    if marker == -2:
+        return 0, -2
+    if marker == -1:
+        return victim.modify_level, -1
+    return marker, 0
+
+
+def dispel(world: World, victim: Sheet, dispel_level: int) -> list[tuple[str, bool]]:
+    """R-SAVE-9: try to dispel every affect of the victim, in name order (a fixed order,
+    whatever order they came in). Equipment-granted affects cannot be dispelled while worn
+    (R-IMM-6) and the stun flags are not spells: both are skipped without a roll. An
+    affect that fails its save is removed (`world.remove_affect`); one that resists loses
+    one level (never below 0: -1 and -2 are markers, not levels). Returns (affect, removed)
+    for every affect rolled, in order, for the Spell system's events."""
+    results: list[tuple[str, bool]] = []
+    affects = victim.affects
+    for name in sorted(affects.levels):
+        if name in STUN_FLAGS or affects.sources.get(name) == "equipment":
+            continue
+        marker = affects.levels[name]
+        affect_level, duration = dispel_terms(victim, marker)
+        if resists_dispel(world, affect_level, duration, dispel_level):
+            if marker > 0:
+                affects.levels[name] = marker - 1
+            results.append((name, False))
+        else:
+            world.remove_affect(victim.id, name)
+            results.append((name, True))
+    return results
