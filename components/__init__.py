@@ -1,6 +1,6 @@
 """affray.components: plain data (dataclasses with slots), no behaviour."""
 
-from affray.components.cells import DOOR_STATES, Chest, Door, Fire, ItemStack, WaterBody
+from affray.components.cells import DOOR_STATES, Chest, Door, Fire, Ice, ItemStack, WaterBody
 from affray.components.creature import (
     Affects,
     Combat,
@@ -31,6 +31,7 @@ __all__ = [
     "Door",
     "Equipment",
     "Fire",
+    "Ice",
     "Immunities",
     "ItemStack",
     "Level",

@@ -227,6 +227,14 @@ class Moved(NamedTuple):
     to: Cell
 
 
+@event("settled")
+class Settled(NamedTuple):
+    """Nothing is left to happen from this pulse on: no fight, no queued or scenario
+    action, nothing ticking (logged by `World.run(until="settled")`; an addition)."""
+
+    pulse: int
+
+
 
 def event_from_dict(data: dict[str, Any]) -> Any:
     """Rebuild any event from its `to_dict()` form (saves)."""

@@ -102,8 +102,10 @@ class Grid:
     def label_water(self) -> tuple[np.ndarray, int]:
         """Label 8-connected water (ice is not water) into `body`; return (labels, n).
 
+        The label array is the truth about bodies (R-GRID-5): a body's cells are read
+        from it when asked (`cells_of`), never built for every body at each relabel.
         Counts the labelling so a benchmark can prove no relabel happens without a
-        terrain change (R-GRID-5).
+        terrain change.
         """
         from scipy import ndimage  # imported here: scipy.ndimage costs ~0.5 s cold
 
@@ -113,24 +115,37 @@ class Grid:
         self.dirty = False
         return self.body, int(count)
 
-    def body_cells(self, count: int) -> list[np.ndarray]:
-        """Cells (x, y) of each body 1..count, each in scan order (y, then x).
+    def body_at(self, x: int, y: int) -> int:
+        """The water-body label of a cell, 0 when it is not water (R-GRID-5)."""
+        return int(self.body[y, x])
 
-        Labels are sorted as uint16 when they fit (numpy then radix-sorts), which is
-        what keeps a relabel within a few times a bare `ndimage.label`.
-        """
-        if count == 0:
-            return []
+    def cells_of(self, label: int) -> np.ndarray:
+        """The cells (x, y) of one body, in scan order (y, then x): one pass over the
+        label array, so a cast that reaches a few bodies pays for those alone."""
+        flat = np.flatnonzero(self.body.ravel() == label) if label > 0 else np.empty(0, int)
+        cells = np.empty((len(flat), 2), dtype=np.int32)
+        np.divmod(flat, self.width, out=(cells[:, 1], cells[:, 0]))
+        return cells
+
+    def all_body_cells(self) -> list[np.ndarray]:
+        """The cells (x, y) of every body 1..n, each in scan order: for the snapshot,
+        which lists them all (one sort of the water cells by label)."""
         flat = self.body.ravel()
         water = np.flatnonzero(flat)
+        if len(water) == 0:
+            return []
         labels = flat[water]
-        if count < 65536:
-            labels = labels.astype(np.uint16)
+        count = int(labels.max())
         order = np.argsort(labels, kind="stable")
         ordered = water[order]
-        sizes = np.bincount(labels[order], minlength=count + 1)[1:]
+        sizes = np.bincount(labels, minlength=count + 1)[1:]
         cells = np.empty((len(ordered), 2), dtype=np.int32)
         np.divmod(ordered, self.width, out=(cells[:, 1], cells[:, 0]))
         ends = np.cumsum(sizes).tolist()
         starts = [0, *ends[:-1]]
         return [cells[start:end] for start, end in zip(starts, ends, strict=True)]
+
+
+def bodies_of(grid: Grid, cell: tuple[int, int]) -> int:
+    """The label of the water body a cell (x, y) belongs to, 0 for none (R-GRID-5)."""
+    return int(grid.body[cell[1], cell[0]])

@@ -8,6 +8,7 @@ and the field (R-ENG-1).
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -224,14 +225,14 @@ def _check_top(spec: ScenarioFile, source: str) -> None:
 
 def _populate(world: World, spec: ScenarioFile, source: str) -> None:
     content, grid = world.content, world.grid
-    ids = [c.id for c in spec.creatures]
+    ids = Counter(c.id for c in spec.creatures)  # linear in creatures, not quadratic
     for index, entry in enumerate(spec.creatures):
         def fail(field_name: str, message: str, entry: ScenarioCreature = entry,
                  index: int = index) -> ScenarioError:
             return ScenarioError(f"{source}: creature {entry.id!r} (creatures[{index}]), "
                                  f"field '{field_name}': {message}")
 
-        if ids.count(entry.id) > 1:
+        if ids[entry.id] > 1:
             raise fail("id", f"duplicate id {entry.id!r}")
         x, y = entry.at
         if not grid.in_bounds(x, y):

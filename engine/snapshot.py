@@ -17,7 +17,6 @@ from affray.components import (
     Spawn,
     Statuses,
     Vitals,
-    WaterBody,
 )
 from affray.grid import Terrain
 
@@ -80,15 +79,16 @@ def snapshot(world: World) -> dict[str, Any]:
             esper.get_components(Spawn, Position, Chest), key=lambda row: row[1][0].number):
         chests.append({"at": [position.x, position.y], "item": chest.item,
                        "contents": [{"item": s.item, "count": s.count} for s in chest.contents]})
-    fires = sorted(({"at": [p.x, p.y], "pulses_left": f.pulses_left}
+    fires = sorted(({"at": [p.x, p.y], "pulses_left": f.pulses_left(world.pulse),
+                     "cause": f.cause}
                     for _e, (p, f) in esper.get_components(Position, Fire)),
                    key=lambda row: (row["at"][1], row["at"][0]))
     doors = sorted(({"at": [p.x, p.y], "state": d.state, "locked": d.locked,
-                     "trapped": d.trapped}
+                     "trapped": d.trapped, "broken_by": d.broken_by}
                     for _e, (p, d) in esper.get_components(Position, Door)),
                    key=lambda row: (row["at"][1], row["at"][0]))
-    bodies = sorted(sorted(cell.tolist() for cell in body.cells)
-                    for _e, body in esper.get_component(WaterBody))
+    # Every body's cells, each sorted, from the label array (the truth, R-TERR-4).
+    bodies = sorted(sorted(cells.tolist()) for cells in world.grid.all_body_cells())
     return {"pulse": world.pulse, "map": map_rows(world), "creatures": creatures,
             "items": items, "chests": chests, "fires": fires, "doors": doors,
             "water_bodies": bodies}

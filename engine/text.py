@@ -51,6 +51,7 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
     "position": lambda e: (f"{e['target']} stands up." if e["after"] in ("standing", "fighting")
                            else f"{e['target']} is now {e['after']}."),
+    "settled": lambda e: "All is still: nothing is left to happen.",
 }
 
 

@@ -16,6 +16,7 @@ import weakref
 from typing import Any
 
 import esper
+import numpy as np
 
 from affray.actions import ActionQueue, AnyAction, Casting, action_name
 from affray.components import (
@@ -342,13 +343,86 @@ class World:
         esper.clear_dead_entities()
         self.pulse += 1
 
-    def run(self, pulses: int | None = None) -> None:
-        """Run `pulses` pulses from now, or to the scenario's end when None."""
+    def run(self, pulses: int | None = None, until: str | None = None) -> None:
+        """Run `pulses` pulses from now, or to the scenario's end when None.
+
+        Pulses in which nothing can happen are jumped, not stepped: the log is the one
+        `tick()` after `tick()` would give, event for event and pulse for pulse, and the
+        world ends at the same pulse in the same state (see `next_pulse`).
+
+        `until="settled"` stops early, at the first pulse from which nothing is left to
+        happen (no fight, no queued action, no scenario action, nothing ticking), and
+        logs a `settled` event there; a world that does not settle before the end stops
+        at the end as usual, with no `settled` event.
+        """
+        if until not in (None, "settled"):
+            raise ValueError(f"run: until must be None or 'settled', not {until!r}")
         self.enter()
         if pulses is None:
-            pulses = max(0, (self.end_pulse or 0) - self.pulse)
-        for _ in range(pulses):
+            end = max(self.pulse, self.end_pulse or 0)
+        else:
+            end = self.pulse + max(0, pulses)
+        while self.pulse < end:
+            due = self.next_pulse()
+            if due is None:
+                if until == "settled":
+                    self._settle()
+                    return
+                due = end
+            if due > self.pulse:
+                self.skip(min(due, end) - self.pulse)
+                if self.pulse >= end:
+                    break
             self.tick()
+        if until == "settled" and self.next_pulse() is None:
+            self._settle()
+
+    def next_pulse(self) -> int | None:
+        """The first pulse, from now on, at which anything can happen; None when nothing
+        ever will (the world is settled).
+
+        The minimum of the next scenario action and every system's own `next_pulse`
+        (a round of anyone fighting, a queued action's actor free of wait, a stun that
+        wears off, a status tick...). A system that cannot tell answers "now", so an
+        unknown system is never skipped over.
+        """
+        due: int | None = None
+        if self.scripted:
+            due = max(self.pulse, self.scripted[0][0])
+        for system in self.systems:
+            pulse = system.next_pulse(self)
+            if pulse is not None and (due is None or pulse < due):
+                due = pulse
+                if due <= self.pulse:
+                    return self.pulse
+        return due
+
+    def skip(self, pulses: int) -> None:
+        """Jump `pulses` pulses in which nothing happens, in one step: wait and daze
+        count down by the gap (R-LAG-1), never below 0, and the clock moves on.
+
+        Only `run` calls this, over a gap `next_pulse` proved idle; skipping a pulse in
+        which something was due would lose it.
+        """
+        if pulses <= 0:
+            return
+        lag = self.lag
+        gap = min(pulses, int(np.iinfo(lag.wait.dtype).max))
+        count = lag.count
+        for column in (lag.wait[:count], lag.daze[:count]):
+            np.subtract(column, np.minimum(column, gap), out=column)
+        lag.dazed = bool(lag.daze[:count].any())
+        self.pulse += pulses
+        if self.recorder is not None:
+            self.recorder.capture(self)
+
+    def _settle(self) -> None:
+        """Log that nothing is left to happen from this pulse on (once per pulse)."""
+        from affray.events import Settled
+
+        last = self.events[-1] if self.events else None
+        if last is None or last.kind != "settled" or last.pulse != self.pulse:
+            self.emit(Settled(self.pulse))
 
     def _submit_scripted(self) -> None:
         """Submit the scenario actions of this pulse; a refused one becomes an event."""

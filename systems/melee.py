@@ -1,18 +1,31 @@
 """Melee: combat rounds every 12 pulses (R-TIME-2, R-TIME-3).
 
+Reads the World's `fighting` set, `sheets` (Vitals, Combat, Affects, Skills, Position of
+each fighter and its target), `lag`, `rng` and `rules` (blows, hooks); writes Vitals,
+Combat and Affects through the blow pipeline and the stun rules, and `fighting`.
+
 On the pulse a round falls due (pulse divisible by the round length), the fighters are
-snapshot in spawn order; each living one gets one round: its stun check, standing up if
-it sits, then its blows (one, plus a quick creature's extra one, plus the attack skills'
-extra blows; none while asleep or worse), then its on-fight hooks (its own, then its
-worn items'), which run even when a stun cost it the blows. A creature that died earlier
-in the round is skipped; a death inside a blow or a hook ends that fighter's round
-(R-DMG-2).
+snapshot in spawn order; each living one gets one round, in the source's order
+(source_notes section 3, `multi_hit` then the round's end):
+1. asleep or worse, no blows; else its stun check (R-STUN-2): a stunned or weak-stunned
+   fighter loses its blows (the check turns stun into weak stun, removes weak stun);
+2. else it stands up if prone (R-STUN-5, R-LAG-3), then deals its blows: one, a quick
+   creature's extra one, then each attack skill rolled just before its own blow, so a
+   weak stun taken during the round halves the rolls still to come (R-STUN-6);
+3. its on-fight hooks (its own, then its worn items'): after a lost round too, and after
+   a blow that killed its target (R-TIME-3);
+4. its target, if alive and prone, tries to stand up (the source's
+   stand_up_after_round): a stunned target never does, a weak-stunned one half the time
+   (R-STUN-5).
+A creature that died earlier in the round is skipped; a death inside a blow or a hook
+ends that fighter's round (R-DMG-2), except for the hooks of a fighter that killed.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from affray.arith import tdiv
 from affray.systems.base import System
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.hit import VictimDeath
@@ -52,38 +65,50 @@ def stop_fighting(sheet: Sheet) -> None:
         sheet.vitals.position = "standing"
 
 
-def extra_blows(world: World, attacker: Sheet) -> int:
-    """How many extra blows the attack skills give this round: each skill in turn rolls
-    number_percent() < effective / divisor (x3/4 when slowed)."""
-    table = NPC_EXTRA if attacker.npc else PLAYER_EXTRA
+def extra_attack(world: World, attacker: Sheet, skill: str, divisor: int) -> bool:
+    """One attack skill's roll (the source's next_attack): number_percent() <
+    effective / divisor, x3/4 when slowed; weak stun halves the skills the fight config
+    marks (R-STUN-6). A skill the fighter never learned gives nothing and rolls nothing."""
+    if skill not in attacker.skills.learned:
+        return False
+    effective = effective_skill(world, attacker, skill)
+    if effective <= 0:
+        return False
     halved = world.content.fight.stun.weak_stun_halves
-    extra = 0
-    slowed = attacker.has("slow")
-    learned = attacker.skills.learned
-    for skill, divisor in table:
-        if skill not in learned:
-            continue
-        effective = effective_skill(world, attacker, skill)
-        if effective <= 0:
-            continue
-        chance = attack_skill_chance(attacker, skill, effective // divisor, halved)
-        if slowed:
-            chance = chance * 3 // 4
-        if world.rng.percent() < chance:
-            extra += 1
-    return extra
+    chance = attack_skill_chance(attacker, skill, tdiv(effective, divisor), halved)
+    if attacker.has("slow"):
+        chance = tdiv(chance * 3, 4)
+    return world.rng.percent() < chance
+
+
+def extra_blows(world: World, attacker: Sheet) -> int:
+    """How many extra blows the attack skills give, rolled all at once in their order
+    (each roll as `extra_attack`): for callers outside a round."""
+    table = NPC_EXTRA if attacker.npc else PLAYER_EXTRA
+    return sum(extra_attack(world, attacker, skill, divisor) for skill, divisor in table)
 
 
 def fight_round(world: World, attacker: Sheet, victim: Sheet) -> None:
-    """One fighter's blows this round; stops when the target dies or the fighter does."""
-    blows = 1
-    if attacker.has("haste") and not attacker.has("slow"):
-        blows += 1
-    blows += extra_blows(world, attacker)
-    for _ in range(blows):
-        if not (attacker.vitals.alive and victim.vitals.alive):
+    """One fighter's blows this round: the first, a quick creature's extra one, then each
+    attack skill's roll followed by its blow. Stops when either dies; raises
+    VictimDeath from the blow that kills."""
+    if not one_blow(world, attacker, victim):
+        return
+    if attacker.has("haste") and not attacker.has("slow") and not one_blow(
+            world, attacker, victim):
+        return
+    for skill, divisor in NPC_EXTRA if attacker.npc else PLAYER_EXTRA:
+        if extra_attack(world, attacker, skill, divisor) and not one_blow(
+                world, attacker, victim):
             return
-        one_hit(world, attacker, victim)
+
+
+def one_blow(world: World, attacker: Sheet, victim: Sheet) -> bool:
+    """A blow if both live; False when one is dead (the chain stops)."""
+    if not (attacker.vitals.alive and victim.vitals.alive):
+        return False
+    one_hit(world, attacker, victim)
+    return True
 
 
 def on_fight_hooks(world: World, fighter: Sheet) -> None:
@@ -98,11 +123,30 @@ def on_fight_hooks(world: World, fighter: Sheet) -> None:
         hook(fighter, world)
 
 
+def fighter_round(world: World, fighter: Sheet, victim: Sheet) -> None:
+    """One fighter's whole round, steps 1-4 of the module docstring."""
+    try:
+        # R-STUN-2: a stunned fighter loses its blows; asleep or worse, none at all.
+        if POSITION_RANK[fighter.vitals.position] >= RESTING and check_stun(world, fighter):
+            try_stand(world, fighter)
+            fight_round(world, fighter, victim)
+    except VictimDeath:
+        pass  # the round ends for whoever died; the death is already logged
+    if not fighter.vitals.alive:
+        return
+    try:
+        on_fight_hooks(world, fighter)  # R-TIME-3: after the round, lost, won or not
+    except VictimDeath:
+        return
+    if victim.vitals.alive:
+        try_stand(world, victim)  # R-STUN-5: the source's stand_up_after_round
+
+
 class MeleeSystem(System):
     """Combat rounds every `round_pulses` pulses (R-TIME-2)."""
 
     name = "Melee"
-    rules = "R-TIME-2, R-TIME-3, R-MELEE-1..8 (combat rounds and blows)"
+    rules = "R-TIME-2, R-TIME-3, R-MELEE-1..8, R-STUN-2, R-STUN-5, R-STUN-6 (combat rounds)"
 
     def process(self, world: World) -> None:
         if world.pulse % world.content.fight.round_pulses or not world.fighting:
@@ -119,14 +163,6 @@ class MeleeSystem(System):
                 stop_fighting(fighter)
                 world.fighting.discard(fighter.entity)
                 continue
-            try:
-                # R-STUN-2: a stunned fighter loses its blows; asleep or worse, none.
-                if check_stun(world, fighter):
-                    try_stand(world, fighter)
-                    if POSITION_RANK[fighter.vitals.position] >= RESTING:
-                        fight_round(world, fighter, victim)
-                on_fight_hooks(world, fighter)  # R-TIME-3: after the round, lost or not
-            except VictimDeath:
-                pass  # the round ends for whoever died; the death is already logged
+            fighter_round(world, fighter, victim)
         world.fighting = {e for e in world.fighting
                           if world.sheets[e].vitals.alive and world.sheets[e].combat.fighting}

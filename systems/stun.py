@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from affray.systems.base import System
 
 if TYPE_CHECKING:
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 
@@ -31,4 +32,28 @@ class StunSystem(System):
                 world.set_stun(sheet, "weak_stun")
             elif sheet.has("weak_stun") and not sheet.has("stun"):
                 world.set_stun(sheet, "none")
+
+    def next_pulse(self, world: World) -> int | None:
+        """The next round pulse when some stun would wear off on it, else None.
+
+        Mirrors `process`: only a living creature outside combat whose stun can step
+        down (not held by paralysis) makes a round pulse work for this system.
+        """
+        if not any(_decays(world.sheets[entity]) for entity in world.stunned):
+            return None
+        return next_round(world)
+
+
+def _decays(sheet: Sheet) -> bool:
+    """Would `process` change this creature's stun on a round pulse?"""
+    if sheet.combat.fighting or not sheet.vitals.alive:
+        return False
+    if sheet.has("stun"):
+        return not sheet.has("paralysis")
+    return sheet.has("weak_stun")
+
+
+def next_round(world: World) -> int:
+    """The first round pulse (a multiple of the round length) at or after now."""
+    return world.pulse + -world.pulse % world.content.fight.round_pulses
 

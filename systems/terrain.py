@@ -1,6 +1,14 @@
-"""Terrain: relabel water bodies when, and only when, terrain changed (R-GRID-5, R-TERR-4).
+"""Terrain: fires expire (R-TERR-1); water bodies are relabelled once per pulse after a
+terrain change, and only then (R-GRID-5, R-TERR-4).
 
-Fire expiry (R-TERR-1) and falls into water (R-TERR-3) join here with the spells issue.
+Reads and writes: `world.grid` (`dirty`, `body`, `labellings`), the `Fire` and
+`WaterBody` entities; emits `fire` events (change `expired`). Runs last in the pulse
+(R-TIME-4), so a freeze or a melt of this pulse is seen by electricity (the Arc system,
+through `grid.body`) from the next pulse on, never half-way through a pulse.
+
+Bodies: the label array `grid.body` is the truth. A body stays an entity (`WaterBody`,
+its label) with its cells and members read from the grid when asked (`cells_of`,
+`body_members`), so a relabel costs about one `scipy.ndimage.label` and no per-body work.
 """
 
 from __future__ import annotations
@@ -8,40 +16,86 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import esper
+import numpy as np
 
-from affray.components import WaterBody
+from affray.components import Fire, Position, Spawn, WaterBody
+from affray.events import FireChanged
+from affray.grid import bodies_of
 from affray.systems.base import System
 
 if TYPE_CHECKING:
     from affray.world import World
 
+__all__ = ["TerrainSystem", "bodies_of", "body_members", "expire_fires", "relabel_water"]
+
 
 def relabel_water(world: World) -> None:
-    """Rebuild the water bodies from the grid (scipy.ndimage.label, 8-connected).
+    """Relabel the water bodies from the grid (scipy.ndimage.label, 8-connected).
 
-    Bodies are numbered in scan order of their first cell; the body entities are updated
-    in place, once, outside any query loop.
+    Bodies are numbered in scan order of their first cell. The body entities hold labels
+    1..n: only the difference with the last count is created or deleted (each costs
+    esper a cache clear, and a map can hold thousands), nothing else is touched.
     """
     _labels, count = world.grid.label_water()
-    bodies = world.grid.body_cells(count)
-    # Reuse the body entities there are (in id order), then add or drop the difference:
-    # each create or delete costs esper a cache clear, and a map can hold thousands.
-    existing = sorted(esper.get_component(WaterBody), key=lambda pair: pair[0])
-    for (_entity, body), (label, cells) in zip(existing, enumerate(bodies, start=1),
-                                               strict=False):
-        body.label, body.cells = label, cells
-    for entity, _body in existing[count:]:
+    existing = esper.get_component(WaterBody)
+    had = len(existing)
+    if count < had:
+        for entity, body in list(existing):
+            if body.label > count:
+                esper.delete_entity(entity, immediate=True)
+    for label in range(had + 1, count + 1):
+        esper.create_entity(WaterBody(label=label))
+
+
+def body_members(world: World, label: int) -> list[int]:
+    """The creatures standing in water body `label`, in spawn order (R-ELEC-3, R-GRID-3).
+
+    Read from the grid's occupancy (dead creatures leave it), one numpy mask over the
+    map: a lake of 10,000 creatures costs one sort of their spawn numbers.
+    """
+    if label <= 0:
+        return []
+    grid = world.grid
+    occupants = grid.occupant[(grid.body == label) & (grid.occupant != 0)]
+    if len(occupants) == 0:
+        return []
+    spawns = np.fromiter((world.sheets[int(e)].spawn.number if int(e) in world.sheets
+                          else esper.component_for_entity(int(e), Spawn).number
+                          for e in occupants), dtype=np.int64, count=len(occupants))
+    return [int(e) for e in occupants[np.argsort(spawns, kind="stable")]]
+
+
+def expire_fires(world: World) -> None:
+    """Remove the fires whose time is up, in scan order of their cells (R-TERR-1)."""
+    due = sorted((position.y, position.x, entity)
+                 for entity, (position, fire) in esper.get_components(Position, Fire)
+                 if fire.ends <= world.pulse)
+    for y, x, entity in due:
         esper.delete_entity(entity, immediate=True)
-    for label in range(len(existing) + 1, count + 1):
-        esper.create_entity(WaterBody(label=label, cells=bodies[label - 1]))
+        world.emit(FireChanged(world.pulse, (x, y), "expired"))
+
+
+def next_fire_expiry(world: World) -> int | None:
+    """The first pulse at or after now on which a fire expires, None without fires."""
+    ends = [fire.ends for _entity, fire in esper.get_component(Fire)]
+    return max(world.pulse, min(ends)) if ends else None
 
 
 class TerrainSystem(System):
-    """Relabels water bodies after a terrain change in this pulse (R-TERR-4)."""
+    """Fires expire (R-TERR-1); bodies are relabelled after a terrain change (R-TERR-4)."""
 
     name = "Terrain"
-    rules = "R-GRID-5, R-TERR-4"
+    rules = "R-TERR-1, R-TERR-4, R-GRID-5"
 
     def process(self, world: World) -> None:
+        if esper.get_component(Fire):
+            expire_fires(world)
         if world.grid.dirty:
             relabel_water(world)
+
+    def next_pulse(self, world: World) -> int | None:
+        """Now when terrain changed since the last relabel, else the next fire expiry
+        (None without fires): World.run's skipping of idle pulses."""
+        if world.grid.dirty:
+            return world.pulse
+        return next_fire_expiry(world)

@@ -156,7 +156,7 @@ def test_r_grid_5_bodies_are_entities_with_a_cell_lookup(make_world):
     labels = {body.label: body for _e, body in _all(world, WaterBody)}
     assert len(labels) == 4
     for label, body in labels.items():
-        for x, y in body.cells.tolist():
+        for x, y in body.cells_in(world.grid).tolist():
             assert world.grid.body[y, x] == label
     assert world.grid.body[2, 0] == 0  # ice has no body
 
@@ -190,7 +190,7 @@ def test_r_grid_5_bodies_match_scipy_label_with_8_connectivity(seed, width, heig
         expected, count = ndimage.label(terrain == Terrain.WATER, structure=np.ones((3, 3)))
         bodies = _all(world, WaterBody)
         assert len(bodies) == count
-        got = {frozenset(map(tuple, b.cells.tolist())) for _e, b in bodies}
+        got = {frozenset(map(tuple, b.cells_in(world.grid).tolist())) for _e, b in bodies}
         want = {frozenset((int(x), int(y)) for y, x in zip(*np.nonzero(expected == k),
                                                              strict=True))
                 for k in range(1, count + 1)}
@@ -273,10 +273,11 @@ def test_r_grid_5_relabel_follows_merges_and_splits(make_world):
     world.grid.set_terrain(1, 0, Terrain.WATER)
     world.tick()
     bodies = _all(world, WaterBody)
-    assert len(bodies) == 1 and len(bodies[0][1].cells) == 5
+    assert len(bodies) == 1 and len(bodies[0][1].cells_in(world.grid)) == 5
     world.grid.set_terrain(1, 0, Terrain.ICE, 10)
     world.tick()
-    bodies = sorted(body.cells.tolist() for _e, body in _all(world, WaterBody))
+    bodies = sorted(body.cells_in(world.grid).tolist() for _e, body in _all(world, WaterBody))
     assert bodies == [[[0, 0], [0, 1]], [[2, 0], [2, 1]]]
     for _e, body in _all(world, WaterBody):
-        assert all(world.grid.body[y, x] == body.label for x, y in body.cells.tolist())
+        cells = body.cells_in(world.grid).tolist()
+        assert all(world.grid.body[y, x] == body.label for x, y in cells)

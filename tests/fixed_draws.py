@@ -1,0 +1,31 @@
+"""Pinned draws for boundary tests: a World's generator whose `number_percent()` (and,
+if asked, `random()`) returns a chosen value, so a rule comparing a roll with `<` or `<=`
+is tested exactly at its boundary (an off-by-one fails).
+"""
+
+from __future__ import annotations
+
+from affray.rng import Rng
+
+
+class PinnedRng(Rng):
+    """Rng whose percent() always returns `value`; every other draw is the seeded one."""
+
+    __slots__ = ("draws", "value")
+
+    def __init__(self, seed: int, value: int) -> None:
+        super().__init__(seed)
+        self.value = value
+        self.draws = 0
+
+    def percent(self) -> int:
+        self.draws += 1
+        return self.value
+
+
+def fixed_percent(world, value: int) -> PinnedRng:
+    """Make every number_percent() of `world` return `value`; returns the generator
+    (its `draws` counts the percent draws made)."""
+    pinned = PinnedRng(world.seed, value)
+    world.rng = pinned
+    return pinned
