@@ -333,6 +333,33 @@ class World:
         queue.pending.append(action)
         self.ready.add(entity)
 
+    def preview(self, actor: str, spell: str,
+                target: str | tuple[int, int]) -> list[tuple[int, int]]:
+        """The cells a cast of `spell` by `actor` at `target` would reach: the shape's
+        area and nothing else (R-ELEC-7): no arcs, no water spread, no randomness drawn,
+        the world unchanged. The cast is checked as `submit` checks it (ActionError), from
+        where the actor will stand when it would run (after its queued moves).
+        """
+        from affray.actions import Cast
+        from affray.systems.rules.shapes import resolve_shape
+        from affray.validate import as_cell, projected_cell
+
+        self.enter()
+        caster = check_action(self, Cast(actor=actor, spell=spell, target=target))
+        definition = self.content.spells[spell]
+        struck: int | None = None
+        if isinstance(target, str):
+            struck = living_target(self, target, "cast")
+            position = esper.component_for_entity(struck, Position)
+            aim = (position.x, position.y)
+        else:
+            aim = as_cell(target, "cast", "target")
+        shape = resolve_shape(
+            self.grid, definition.shape, projected_cell(caster), aim, range_=definition.range,
+            radius=definition.radius, caster=caster, target=struck,
+            spawn_of=lambda entity: esper.component_for_entity(entity, Spawn).number)
+        return list(shape.area)
+
     # -- running ------------------------------------------------------------------------------
     def tick(self) -> None:
         """Run one pulse: scenario actions due now, then the eight systems in order."""
