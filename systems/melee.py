@@ -166,3 +166,10 @@ class MeleeSystem(System):
             fighter_round(world, fighter, victim)
         world.fighting = {e for e in world.fighting
                           if world.sheets[e].vitals.alive and world.sheets[e].combat.fighting}
+
+    def next_pulse(self, world: World) -> int | None:
+        """The next round pulse while anyone fights (R-TIME-2), else None: rounds are
+        the only work of this system (World.run's skipping)."""
+        if not world.fighting:
+            return None
+        return world.pulse + -world.pulse % world.content.fight.round_pulses
