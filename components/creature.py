@@ -139,10 +139,17 @@ class Affects:
 @component
 @dataclass(slots=True)
 class Statuses:
-    """Statuses with degrees (burning, sluggish, corroded, poisoned) and pulses left."""
+    """Statuses with degrees (burning, sluggish, corroded, poisoned), SPEC section 12.
+
+    Times are absolute pulses, not countdowns, so a world that jumps idle pulses needs to
+    touch nobody: `ends` is the pulse a status ends on, `next_tick` the pulse of its next
+    tick (statuses that tick), `owed` the hit points corroded still has to take.
+    """
 
     degrees: dict[str, int] = field(default_factory=dict)
-    pulses_left: dict[str, int] = field(default_factory=dict)
+    ends: dict[str, int] = field(default_factory=dict)
+    next_tick: dict[str, int] = field(default_factory=dict)
+    owed: dict[str, int] = field(default_factory=dict)
 
 
 @component

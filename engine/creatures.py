@@ -27,6 +27,7 @@ from affray.components import (
     Vitals,
     WornItem,
 )
+from affray.content_loader import dice_problem
 from affray.defs import DEFENCE_NAMES, POSITIONS, CreatureFields
 from affray.dice import parse_dice
 
@@ -81,21 +82,100 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     problem = check_spell_level_fields(fields)
     if problem:
         return problem
+    return (_check_gear(content, fields) or _check_ranges(fields)
+            or _check_numbers(content, fields))
+
+
+def _check_gear(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
+    """Wielded items are weapons; worn items have a slot, each slot filled at most as
+    often as the content's wear order lists it (one body armour)."""
     for slot in ("wield", "second_wield"):
         weapon = pick(slot, fields)
-        if weapon is not None and weapon not in content.items:
+        if weapon is None:
+            continue
+        if weapon not in content.items:
             return slot, f"unknown item {weapon!r}"
+        item_class = content.items[weapon].class_
+        if not content.item_class_is(item_class, "weapon"):
+            return slot, (f"item {weapon!r} is not a weapon (its class is {item_class!r}); "
+                          f"armour goes in `wear`")
+    taken: dict[str, list[str]] = {}
     for name in pick("wear", fields) or ():
         if name not in content.items:
             return "wear", f"unknown item {name!r}"
-        if content.items[name].slot is None:
+        slot = content.items[name].slot
+        if slot is None:
             return "wear", f"item {name!r} has no slot to wear it in"
+        taken.setdefault(slot, []).append(name)
+        room = max(1, content.gear.wear_order.count(slot))
+        if len(taken[slot]) > room:
+            return "wear", (f"{' and '.join(repr(n) for n in taken[slot])} are all worn on "
+                            f"the {slot!r} slot, which holds {room}")
+    return None
+
+
+# The engine keeps counters in 32-bit arrays and the source game's ints are 32-bit: a
+# creature's numbers must fit, whatever the content's own bounds say.
+INT32 = (-(2**31), 2**31 - 1)
+
+
+def _check_numbers(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
+    """Every number within its range: the content's `world.limits` and 32 bits."""
+    limits = content.world.limits
     damage = pick("damage", fields)
     if damage is not None:
-        try:
-            parse_dice(damage)
-        except ValueError as error:
-            return "damage", str(error)
+        problem = dice_problem(damage, limits)
+        if problem:
+            return "damage", problem
+    for name in ("level", "remorts", "hp", "max_hp", "move", "hitroll", "damroll",
+                 "saving_throw", "alignment", "npc_tier"):
+        value = pick(name, fields)
+        if value is not None and not INT32[0] <= value <= INT32[1]:
+            return name, f"{value} does not fit a 32-bit integer"
+    bounded = (("level", 0, limits.max_level, "max_level"),
+               ("remorts", 0, limits.max_remorts, "max_remorts"),
+               ("hp", -limits.max_hp, limits.max_hp, "max_hp"),
+               ("max_hp", 1, limits.max_hp, "max_hp"),
+               ("hitroll", -limits.max_roll, limits.max_roll, "max_roll"),
+               ("damroll", -limits.max_roll, limits.max_roll, "max_roll"),
+               ("saving_throw", -limits.max_roll, limits.max_roll, "max_roll"))
+    for name, low, high, knob in bounded:
+        value = pick(name, fields)
+        if value is not None and not low <= value <= high:
+            return name, (f"{value} is outside {low}..{high} (the bound in content "
+                          f"world.limits.{knob})")
+    armor = pick("armor", fields)
+    if armor is not None:
+        for column in ("bash", "pierce", "slash", "exotic"):
+            value = getattr(armor, column)
+            if value is not UNSET and abs(value) > limits.max_armor:
+                return "armor", (f"{column} = {value} is beyond +-{limits.max_armor} (the "
+                                 f"bound in content world.limits.max_armor)")
+    known = known_skills(content)
+    for name, value in (pick("skills", fields) or {}).items():
+        if name not in known:
+            return "skills", (f"unknown skill {name!r} (known: a spell's name, a weapon "
+                              f"class, or one of content world.skills: "
+                              f"{', '.join(content.world.skills)})")
+        if not 0 <= value <= 100:
+            return "skills", f"skill {name!r} must be 0..100, got {value}"
+    return None
+
+
+def known_skills(content: Any) -> frozenset[str]:
+    """The skill names a creature may have learned: content's `world.skills`, every
+    spell (a spell's skill is its name) and every weapon class of the items."""
+    key = ("known_skills",)
+    cached = content.cache.get(key)
+    if cached is None:
+        cached = frozenset(content.world.skills) | frozenset(content.spells) | frozenset(
+            item.weapon_class for item in content.items.values() if item.weapon_class)
+        content.cache[key] = cached
+    return cached
+
+
+def _check_ranges(fields: CreatureFields) -> tuple[str, str] | None:
+    """The rules' own ranges: stats 0..28, tiers 0..3, alignment -1000..1000."""
     stats = pick("stats", fields)
     if stats is not None:
         for key, _attr in _STAT_FIELDS:
@@ -109,13 +189,10 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
             return name, f"must be 0 or more, got {value}"
     tier = pick("npc_tier", fields)
     if tier is not None and not 0 <= tier <= 3:
-        return "npc_tier", "must be 0..3"
+        return "npc_tier", f"must be 0..3, got {tier}"
     alignment = pick("alignment", fields)
     if alignment is not None and not -1000 <= alignment <= 1000:
-        return "alignment", "must be -1000..1000"
-    for name, value in (pick("skills", fields) or {}).items():
-        if not 0 <= value <= 100:
-            return "skills", f"skill {name!r} must be 0..100"
+        return "alignment", f"must be -1000..1000, got {alignment}"
     return None
 
 
@@ -198,7 +275,6 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     damage = get("damage")
     hand = parse_dice(damage) if damage is not None else None
     status_degrees = {k: v for k, v in dict(get("statuses", {})).items() if v > 0}
-    status_left = {k: content.statuses[k].duration for k in status_degrees}
     slot_rank = {slot: i for i, slot in enumerate(content.gear.wear_order)}
     worn = sorted((WornItem(item=name, slot=content.items[name].slot or "")
                    for name in get("wear", [])),
@@ -236,7 +312,7 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
         immunities=Immunities(imm=imm, res=res, vuln=content.bits_of(get("vuln", []))),
         affects=Affects(levels={name: -2 if sources[name] == "equipment" else 0
                                 for name in affect_names}, sources=sources),
-        statuses=Statuses(degrees=status_degrees, pulses_left=status_left),
+        statuses=Statuses(degrees=status_degrees),  # timed by statuses.begin at spawn
         skills=Skills(learned=dict(get("skills", {}))),
         equipment=Equipment(wield=get("wield"), worn=worn, second=get("second_wield")),
         combat=Combat(fighting=fighting),

@@ -216,6 +216,15 @@ class SpellDef(Def, frozen=True, kw_only=True):
     # improved benediction, holy remedy); magic concentrate needs an offensive spell.
     group: Literal["none", "maladictions", "benedictions", "healing", "curative"] = "none"
     offensive: bool = True
+    # What the spell does to a creature that fails its save (every creature it strikes
+    # when `save = "none"`): lag in pulses put on it by another (an NPC tier keeps only its
+    # share, R-LAG-6), a stun (R-STUN-1), a dispel of its affects at the spell level
+    # (R-SAVE-9). A spell with damage 0 deals none and only does these.
+    wait: int = 0
+    daze: int = 0
+    stun: Literal["none", "stun", "weak_stun"] = "none"
+    dispel: bool = False
+    description: str = ""
 
 
 class StatusDef(Def, frozen=True, kw_only=True):
@@ -360,16 +369,38 @@ class ChainConfig(Def, frozen=True, kw_only=True):
     high: int = 6
 
 
+class LimitsConfig(Def, frozen=True, kw_only=True):
+    """Sanity bounds on numbers in content and scenarios: past them a value is a typo or
+    nonsense, refused at load with the bound in the message (see content/world.toml)."""
+
+    max_level: int = 1_000
+    max_remorts: int = 100
+    max_hp: int = 1_000_000
+    max_armor: int = 10_000
+    max_roll: int = 10_000
+    max_dice_count: int = 100
+    max_dice_sides: int = 1_000
+    max_dice_bonus: int = 100_000
+
+
 class WorldConfig(Def, frozen=True, kw_only=True):
-    """World-level knobs: action waits, ice thickness, fire length, falls."""
+    """World-level knobs: action waits, ice thickness, fire length, falls; the affects
+    and skills a creature may carry, and the sanity limits on numbers."""
 
     pulses_per_second: int = 4
     move_wait: int = 2
     ice_cm: int = 10
     fire_burst_pulses: int = 240
     fall_in_wait: int = 12
+    # R-FIRE-1: the percent chance that a fire spell leaves a creature it harms Burning.
+    burning_chance: int = 25
+    # R-ELEC-1: the percent chance that electricity arcs on from a creature it harmed.
+    arc_chance: int = 25
     affects: tuple[str, ...] = ()
+    # Skill names beyond spells (a spell's name is its skill) and weapon classes.
+    skills: tuple[str, ...] = ()
     chain_lightning: ChainConfig = ChainConfig()
+    limits: LimitsConfig = LimitsConfig()
 
 
 def decode_error_field(error: msgspec.ValidationError) -> tuple[str, str]:

@@ -70,6 +70,8 @@ class Damage(NamedTuple):
     spell: str | None = None
     critical: bool = False
     saved: bool = False
+    # The status whose tick this is (cause "status"): burning, poisoned, corroded.
+    status: str | None = None
 
 
 @event("miss")
@@ -125,6 +127,7 @@ class Pushed(NamedTuple):
     target: str
     from_: Cell
     to: Cell
+    cause: str | None = None  # the creature whose cast pushed it (an addition)
 
 
 
@@ -134,6 +137,7 @@ class TerrainChanged(NamedTuple):
     cell: Cell
     before: str
     after: str
+    cause: str | None = None  # the creature whose cast changed it (an addition)
 
 
 @event("fell_in")
@@ -141,6 +145,7 @@ class FellIn(NamedTuple):
     pulse: int
     target: str
     cell: Cell
+    cause: str | None = None  # the creature whose cast melted or shattered the ice
 
 
 @event("fire")
@@ -148,6 +153,7 @@ class FireChanged(NamedTuple):
     pulse: int
     cell: Cell
     change: str
+    cause: str | None = None  # the creature whose cast lit or put out the fire
 
 
 @event("door_broken")
@@ -155,6 +161,7 @@ class DoorBroken(NamedTuple):
     pulse: int
     cell: Cell
     trap_destroyed: bool
+    cause: str | None = None  # the creature whose blast broke it
 
 
 @event("chest_broken")
@@ -162,6 +169,7 @@ class ChestBroken(NamedTuple):
     pulse: int
     cell: Cell
     item: str
+    cause: str | None = None  # the creature whose blast broke it
 
 
 @event("item_lost")
@@ -172,6 +180,7 @@ class ItemLost(NamedTuple):
     count: int  # type: ignore[assignment]  # the contract's name; shadows tuple.count
     damage_type: str
     message: str
+    cause: str | None = None  # the creature whose cast destroyed the items
 
 
 @event("gear_damaged")
@@ -197,6 +206,29 @@ class Cast(NamedTuple):
     level: int
     via: str
     target: str | Cell
+
+
+@event("cast_failed")
+class CastFailed(NamedTuple):
+    """A cast whose spell level came to 0 or below (R-LVL-4): it fails, costing its beats.
+    An addition to SCENARIO.md's kinds."""
+
+    pulse: int
+    actor: str
+    spell: str
+    level: int
+    reason: str
+
+
+@event("dispelled")
+class Dispelled(NamedTuple):
+    """A dispel tried an affect (R-SAVE-9): `removed`, or it resisted and lost a level.
+    An addition to SCENARIO.md's kinds."""
+
+    pulse: int
+    target: str
+    affect: str
+    removed: bool
 
 
 @event("refused")
@@ -240,7 +272,9 @@ def event_from_dict(data: dict[str, Any]) -> Any:
     """Rebuild any event from its `to_dict()` form (saves)."""
     cls = EVENT_TYPES[data["kind"]]
     values = [data["pulse"]]
-    for _name, key in cls._keys:  # type: ignore[attr-defined]
-        value = data[key]
+    defaults = cls._field_defaults  # type: ignore[attr-defined]
+    for name, key in cls._keys:  # type: ignore[attr-defined]
+        # A field added later with a default (e.g. `cause`) may be missing from an old log.
+        value = data[key] if key in data or name not in defaults else defaults[name]
         values.append(tuple(value) if isinstance(value, list) else value)
     return cls(*values)

@@ -16,11 +16,28 @@ def _name(who: Any) -> str:
     return "Someone" if who is None else str(who)
 
 
+def _spell(name: Any) -> str:
+    return str(name).replace("_", " ") if name else ""
+
+
+# A status tick in words: "kobold burns for 2.", "kobold suffers 1 from the poison."
+_STATUS_VERBS = {"burning": "burns for {n}", "poisoned": "suffers {n} from the poison",
+                 "corroded": "loses {n} to the acid eating at it"}
+
+
+def _status_damage(e: dict[str, Any]) -> str:
+    verb = _STATUS_VERBS.get(e["status"], "suffers {n} from " + str(e["status"]))
+    return f"{e['target']} {verb.format(n=e['amount'])}."
+
+
 _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
-    "damage": lambda e: (f"{_name(e['source'])}'s {e['spell'] or e['damage_type']} hits "
-                         f"{e['target']} for {e['amount']}"
-                         + (" (critical)" if e["critical"] else "")
-                         + (" (saved)" if e["saved"] else "") + "."),
+    "damage": lambda e: _status_damage(e) if e.get("status") else (
+        f"{_name(e['source'])}'s {_spell(e['spell']) or e['damage_type']} hits "
+        f"{e['target']} for {e['amount']}"
+        + (" (critical)" if e["critical"] else "")
+        + (" (saved)" if e["saved"] else "")
+        + (" through the water" if e["cause"] == "water" else
+           " (arc)" if e["cause"] == "arc" else "") + "."),
     "miss": lambda e: f"{e['source']} misses {e['target']}.",
     "defended": lambda e: (f"{e['target']} stops {e['source']}'s blow with "
                            f"{e['defence'].replace('_', ' ')}."),
@@ -47,6 +64,12 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                         else f"{e['target']} dies."),
     "cast": lambda e: (f"{e['actor']} casts {e['spell'].replace('_', ' ')} at "
                        f"{e['target'] if isinstance(e['target'], str) else _cell(e['target'])}."),
+    "cast_failed": lambda e: (f"{e['actor']}'s {_spell(e['spell'])} fizzles: "
+                              f"{e['reason']}."),
+    "dispelled": lambda e: (f"{e['target']}'s {_spell(e['affect'])} is dispelled."
+                            if e["removed"] else
+                            f"{e['target']}'s {_spell(e['affect'])} resists the dispel and "
+                            f"weakens."),
     "refused": lambda e: f"{e['actor']} cannot {e['action']}: {e['reason']}.",
     "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
     "position": lambda e: (f"{e['target']} stands up." if e["after"] in ("standing", "fighting")

@@ -34,11 +34,14 @@ from affray.events import Event, Refused
 from affray.grid import Grid
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
+from affray.systems.rules.casting import CastRecord
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.lag import LagTable
 from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
 from affray.systems.rules.sheet import Sheet, build_sheet
+from affray.systems.rules.statuses import begin as begin_statuses
+from affray.systems.rules.statuses import rebuild_status_index
 from affray.systems.terrain import relabel_water
 from affray.validate import check_action, living_target
 
@@ -81,10 +84,17 @@ class World:
         self.spawned = 0
         self.ready: set[int] = set()
         self.casts_due: list[Casting] = []
+        # Casts resolved this pulse, for Arc, Burst and FloorItemLoss (never saved).
+        self.cast_records: list[CastRecord] = []
+        # Creatures with a timed status, and the next pulse one ticks or ends (R-STAT-*).
+        self.afflicted: set[int] = set()
+        self.status_due: int | None = None
         self.scripted: list[tuple[int, AnyAction]] = []
         self.end_pulse: int | None = None
         self.content_overlay: dict[str, Any] = {}
         self.legend = dict(legend or DEFAULT_LEGEND)
+        # A replay recorder (affray.replay) when `record()` was called (never saved).
+        self.recorder: Any = None
         # Runtime views and indexes, rebuilt on load (never saved).
         self.sheets: dict[int, Sheet] = {}
         self.fighting: set[int] = set()
@@ -145,6 +155,8 @@ class World:
             self.stunned.add(entity)
         for name in sheet.affects.levels:
             sheet.affects.since.setdefault(name, self.pulse)
+        if sheet.statuses.degrees:
+            begin_statuses(self, sheet)
         return entity
 
     # -- affects (use these, not the dict, so the stun index stays right) -----------------
@@ -205,6 +217,7 @@ class World:
                         if sheet.has("stun") or sheet.has("weak_stun")}
         self.ready = {entity for entity in self.by_id.values()
                       if esper.component_for_entity(entity, ActionQueue).pending}
+        rebuild_status_index(self)
 
     def sheet(self, creature_id: str) -> Sheet:
         """The sheet (component references) of a creature by id."""
@@ -369,6 +382,8 @@ class World:
             system.process(self)
         esper.clear_dead_entities()
         self.pulse += 1
+        if self.recorder is not None:
+            self.recorder.capture(self)
 
     def run(self, pulses: int | None = None, until: str | None = None) -> None:
         """Run `pulses` pulses from now, or to the scenario's end when None.
@@ -467,6 +482,28 @@ class World:
 
         self.enter()
         return snapshot(self)
+
+    def record(self) -> Any:
+        """Start recording a replay: from now on every pulse is kept (a keyframe a
+        round, deltas between; see affray.replay). Returns the `Recorder`."""
+        from affray.replay import start_recording
+
+        self.enter()
+        return start_recording(self)
+
+    def replay_html(self, path: str, pulses: int | None = None) -> Any:
+        """Write the replay page (one self-contained HTML file) to `path`.
+
+        A world that is recording writes what it recorded, after running `pulses` more
+        pulses if given. One that is not starts recording now and runs `pulses` (None:
+        to the scenario's end) first. Returns the path written.
+        """
+        from affray.replay import record, write_html
+
+        self.enter()
+        if self.recorder is None or pulses is not None:
+            record(self, pulses)
+        return write_html(self, self.recorder, path)
 
     def save(self, path: str) -> None:
         """Save the world as data (R-ENG-3); `affray.load_world(path)` continues it."""

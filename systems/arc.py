@@ -1,24 +1,151 @@
-"""Arc: R-ELEC-1..8 (arcs and water spread, first in first out).
+"""Arc: electricity carried on by arcs and water, first in, first out (R-ELEC-1..8).
 
-Not implemented yet: this processor holds its place in the schedule (R-TIME-4) and does
-nothing until the electricity issue lands.
+For each electricity cast resolved this pulse (in `world.cast_records`), the strikes form
+one queue, first in, first out (R-ELEC-8). The shape's own victims are at its head, struck
+by the Spell system in spawn order. Walking the queue, each creature the cast HARMED
+(R-TYPE-2):
+
+1. floods its water body when it stands in water (R-ELEC-3): everyone standing in that
+   body (R-GRID-5, the labels the Terrain system last computed, so terrain changed this
+   pulse is seen from the next, R-TERR-4) and not yet struck is queued, in spawn order;
+2. then rolls its arc (R-ELEC-1): one time in four (always when the caster has Conductor,
+   R-IMM-8 / R-ELEC-6) the nearest creature beside it not yet struck (Euclidean nearest,
+   ties to the earlier spawn, R-GRID-2) is queued.
+
+A creature counts as struck from the moment it is queued, so each takes one hit per cast
+(R-ELEC-4). Queued creatures are struck when their turn comes, at the cast's one roll, with
+their own save (R-SAVE-10), no to-hit roll and no evasion; they may flood and arc in turn
+(R-ELEC-2). Chain lightning (R-ELEC-5) takes its first jumps for certain (3..6 by the
+caster's Willpower, `world.chain_lightning` in content) and each of its jumps reaches two
+cells when nothing that blocks sight stands between; after those, a jump is one in four.
+
+The rolls of the shape's own victims (their saves) are drawn before any arc's, since the
+Spell system strikes them before this system walks the queue; the order of strikes is the
+FIFO order above.
+
+Reads: `world.cast_records`, `world.grid` (terrain, body labels, occupancy), sheets.
+Writes: creature components through the damage pipeline; `record.strikes`; events.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from affray.grid import Terrain
 from affray.systems.base import System
+from affray.systems.rules.magic import strike
+from affray.systems.rules.shapes import line_of_effect
 
 if TYPE_CHECKING:
+    from affray.systems.rules.casting import CastRecord
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
+
+_WATER = int(Terrain.WATER)
+
+
+def certain_jumps(world: World, caster: Sheet | None) -> int:
+    """R-ELEC-5: clamp(base + (willpower - ref) // per, low, high); 3..6 by default."""
+    config = world.content.world.chain_lightning
+    willpower = caster.stats.willpower if caster is not None else config.willpower_ref
+    jumps = config.base + (willpower - config.willpower_ref) // config.per
+    return max(config.low, min(config.high, jumps))
+
+
+def body_members(world: World, label: int) -> list[int]:
+    """The living creatures standing in water body `label`, in spawn order (R-ELEC-3)."""
+    grid = world.grid
+    occupants = grid.occupant[grid.body == label]
+    members = [int(entity) for entity in occupants[occupants != 0]]
+    sheets = world.sheets
+    return sorted(members, key=lambda entity: sheets[entity].spawn.number)
+
+
+def nearest_unstruck(world: World, cell: tuple[int, int], struck: set[int],
+                     reach: int) -> int | None:
+    """The nearest creature within Chebyshev `reach` of `cell` not yet struck: Euclidean
+    distance first, then spawn order (R-GRID-2, R-GRID-3). At reach 2 (chain lightning)
+    a creature counts only with line of effect to it (R-ELEC-5)."""
+    grid = world.grid
+    x, y = cell
+    x0, x1 = max(0, x - reach), min(grid.width, x + reach + 1)
+    y0, y1 = max(0, y - reach), min(grid.height, y + reach + 1)
+    window = grid.occupant[y0:y1, x0:x1]
+    ys, xs = np.nonzero(window)
+    best: tuple[int, int, int] | None = None
+    sheets = world.sheets
+    for wy, wx in zip(ys.tolist(), xs.tolist(), strict=True):
+        entity = int(window[wy, wx])
+        cx, cy = wx + x0, wy + y0
+        if entity in struck or (cx, cy) == cell:
+            continue
+        if reach > 1 and not line_of_effect(grid, cell, (cx, cy)):
+            continue
+        key = ((cx - x) ** 2 + (cy - y) ** 2, sheets[entity].spawn.number, entity)
+        if best is None or key < best:
+            best = key
+    return best[2] if best is not None else None
+
+
+def spread(world: World, record: CastRecord) -> None:
+    """Walk one electricity cast's strike queue (R-ELEC-8), striking as it goes."""
+    grid = world.grid
+    sheets = world.sheets
+    caster = sheets.get(record.caster)
+    conductor = caster is not None and caster.has("conductor")
+    chain = record.definition.chain
+    certain = certain_jumps(world, caster) if chain else 0
+    reach = 2 if chain else 1
+    jumps = 0
+    arc_chance = world.content.world.arc_chance
+    struck = {result.entity for result in record.strikes}
+    # Queue entries: (entity, cause, resolved strike or None).
+    queue: list[tuple[int, str, object]] = [(r.entity, r.cause, r) for r in record.strikes]
+    flooded: set[int] = set()
+    index = 0
+    while index < len(queue):
+        entity, cause, result = queue[index]
+        index += 1
+        sheet = sheets[entity]
+        if result is None:
+            if not sheet.vitals.alive:
+                continue
+            result = strike(world, record, sheet, cause)
+        if not result.harmed:  # type: ignore[attr-defined]
+            continue  # R-TYPE-2: no harm, no spread (and a chain ends here, R-ELEC-5)
+        x, y = sheet.position.x, sheet.position.y
+        if grid.terrain[y, x] == _WATER:  # R-ELEC-3: the water carries it
+            label = int(grid.body[y, x])
+            if label and label not in flooded:
+                flooded.add(label)
+                for member in body_members(world, label):
+                    if member not in struck:
+                        struck.add(member)
+                        queue.append((member, "water", None))
+        target = nearest_unstruck(world, (x, y), struck, reach)
+        if target is None:
+            continue
+        # R-IMM-8: Conductor makes every arc happen; R-ELEC-5: chain lightning's certain
+        # jumps; otherwise R-ELEC-1: one time in four.
+        if conductor or jumps < certain or world.rng.chance(arc_chance):
+            jumps += 1
+            struck.add(target)
+            queue.append((target, "arc", None))
 
 
 class ArcSystem(System):
-    """Arc step of the pulse; does nothing yet (lands with the electricity issue)."""
+    """Carries each electricity cast on through water and arcs (R-ELEC-1..8)."""
 
     name = "Arc"
     rules = "R-ELEC-1..8 (arcs and water spread, first in first out)"
 
     def process(self, world: World) -> None:
+        for record in world.cast_records:
+            if record.damage_type == "lightning":
+                spread(world, record)
+
+    def next_pulse(self, world: World) -> int | None:
+        """Arcs only follow casts, which the Spell step of the same pulse hands over."""
         return None

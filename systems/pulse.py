@@ -1,6 +1,11 @@
 """Pulse: lag countdown, then the actions whose actors are free to act (R-TIME-4 first).
 
-Status ticks (burning, poison, corroded) join here with the statuses issue.
+Then statuses tick and end (burning, poison, corroded: R-STAT-*), before the actions, so
+a creature that steps into water this pulse has already taken the pulse's burn.
+
+`next_pulse` tells `World.run` when this system next has work, so idle pulses can be
+jumped: the first queued action whose actor's wait runs out, or the next status tick
+(`next_status_tick`).
 """
 
 from __future__ import annotations
@@ -9,18 +14,49 @@ from typing import TYPE_CHECKING
 
 from affray.systems.base import System
 from affray.systems.rules.actions import dispatch_ready
+from affray.systems.rules.statuses import next_status_pulse, tick_statuses
 
 if TYPE_CHECKING:
     from affray.world import World
+
+
+def next_action_pulse(world: World) -> int | None:
+    """The first pulse at which a queued action runs, or None when none is queued.
+
+    A tick at pulse p counts wait down before it dispatches, so an actor whose wait is w
+    now acts at p + max(w - 1, 0) (R-LAG-1, R-LAG-2). Daze holds no action: it only
+    counts down, and a jump counts it down by the gap.
+    """
+    if not world.ready:
+        return None
+    wait = world.lag.wait
+    slowest = min(int(wait[world.sheets[entity].creature.slot]) for entity in world.ready)
+    return world.pulse + max(slowest - 1, 0)
+
+
+def next_status_tick(world: World) -> int | None:
+    """The first pulse at or after `world.pulse` at which a status ticks (burning,
+    poison, corroded: R-STAT-*), or None when no creature has a ticking status.
+
+    Statuses keep absolute pulses, so this is the index `tick_statuses` maintains.
+    """
+    return next_status_pulse(world)
 
 
 class PulseSystem(System):
     """Counts wait and daze down (R-LAG-1) and runs queued actions at wait 0 (R-LAG-2)."""
 
     name = "Pulse"
-    rules = "R-LAG-1, R-LAG-2, R-TIME-1"
+    rules = "R-LAG-1, R-LAG-2, R-TIME-1, R-STAT-1..4 (status ticks)"
 
     def process(self, world: World) -> None:
         world.lag.count_down()
+        tick_statuses(world)  # R-STAT-1..4: ticks and ends due this pulse
         if world.ready:
             dispatch_ready(world)
+
+    def next_pulse(self, world: World) -> int | None:
+        """The earlier of the next queued action and the next status tick."""
+        due = [pulse for pulse in (next_action_pulse(world), next_status_tick(world))
+               if pulse is not None]
+        return min(due) if due else None

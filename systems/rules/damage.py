@@ -43,7 +43,7 @@ def damage_hit(world: World, hit: Hit) -> int:
     apply_modifiers(world, hit, melee=False)
     hit.raw = hit.dam
     run_hooks(world, "pre_damage", hit)
-    if hit.cause != "raw":
+    if hit.cause != "raw" and not hit.unprotected:
         protect(hit, world)
     return finish(world, hit)
 
@@ -56,7 +56,7 @@ def finish(world: World, hit: Hit) -> int:
         world.emit(Immune(world.pulse, source, victim.id, hit.damage_type))
         return 0
     world.emit(Damage(world.pulse, source, victim.id, hit.dam, hit.raw, hit.damage_type,
-                      hit.cause, hit.spell, hit.critical, hit.saved))
+                      hit.cause, hit.spell, hit.critical, hit.saved, hit.status))
     if hit.dam <= 0:
         return 0
     inflict(world, hit)

@@ -38,6 +38,10 @@ class Hit:
     pierce: float = 0.0
     # Armor a successful armor-use roll adds to the victim for this hit (R-HIT-3).
     armor_bonus: float = 0.0
+    # A status tick's name (burning, poisoned, corroded): its `damage` event names it.
+    status: str | None = None
+    # Skip the protections although the cause is not "raw" (corroded's raw ticks, R-STAT-3).
+    unprotected: bool = False
 
 
 class VictimDeath(BaseException):

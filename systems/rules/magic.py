@@ -1,0 +1,165 @@
+"""One creature struck by a cast, and magic's type rules on the creatures it harms.
+
+`strike` is the one path every creature a cast reaches takes, whether the shape found it,
+an arc jumped to it or the water carried the cast to it (R-ELEC-3, R-SAVE-10): its own
+save, the damage pipeline, then the type rules of section 11 and the spell's own effects.
+Melee never comes here (R-MELEE-8).
+
+Order within one strike (a **decision**, docs/decisions.md):
+1. Undead struck by necrotic harm are immune (R-NECRO-1): an `immune` event, nothing else.
+2. The save (R-SAVE-10): every creature struck rolls its own, unless the spell says
+   `save = "none"`. An immune victim always saves (R-SAVE-6).
+3. The cast's damage roll (critical already doubled, R-SHAPE-4); necrotic adds half again,
+   rounded down, against a creature below half its hit points (R-NECRO-1); a save halves
+   what is left, rounded down (R-SAVE-10). Both before the protections.
+4. The damage pipeline (R-DMG-1) with the spell's flags.
+5. If harmed (at least 1 hit point lost, R-TYPE-2): the type's rule (fire, cold, poison,
+   acid; lightning's arcs and force's pushes are the Arc and Burst systems' work).
+6. The spell's own effects on a creature that failed its save (or on every creature
+   struck, for a spell with no save): wait, daze (R-LAG-4/6: NPC tiers cut them), stun or
+   weak stun, dispel (R-SAVE-9).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from affray.events import Dispelled, GearDamaged, Immune
+from affray.systems.rules import immunity
+from affray.systems.rules.casting import CastRecord, Strike
+from affray.systems.rules.damage import damage_hit
+from affray.systems.rules.hit import Hit, VictimDeath
+from affray.systems.rules.lag import raise_lag
+from affray.systems.rules.saves import saves_spell
+from affray.systems.rules.statuses import apply_status, end_status
+from affray.systems.rules.tohit import effective_hitroll
+
+if TYPE_CHECKING:
+    from affray.systems.rules.sheet import Sheet
+    from affray.world import World
+
+SPELL_FLAGS = immunity.flags_of(("spell", "magic"))
+PRAYER_FLAGS = immunity.flags_of(("spell", "prayer"))
+# A dragon's breath is magic but no spell (decision): a spell immunity does not stop it.
+BREATH_FLAGS = immunity.flags_of(("magic",))
+
+
+def cast_flags(record: CastRecord) -> int:
+    """The damage flags of a cast (R-DMG-3): breath is magic; a prayer is spell and
+    prayer; every other spell, from mana, scroll, wand or trap, spell and magic."""
+    if record.via == "breath":
+        return BREATH_FLAGS
+    return PRAYER_FLAGS if record.definition.prayer else SPELL_FLAGS
+
+
+def necrotic_bonus(dam: int, victim: Sheet) -> int:
+    """R-NECRO-1: half again, rounded down, against a creature below 50% of its hit
+    points (hp * 2 < max_hp, exact in integers): 7 -> 10, 10 -> 15."""
+    vitals = victim.vitals
+    if vitals.hp * 2 < vitals.max_hp:
+        return dam + dam // 2
+    return dam
+
+
+def strike(world: World, record: CastRecord, victim: Sheet, cause: str) -> Strike:
+    """Strike one creature with a resolved cast; record and return what happened.
+
+    A kill is caught here (the `death` event is logged by the pipeline): a cast goes on
+    to its other victims, and the strike says `killed`.
+    """
+    result = Strike(entity=victim.entity, cause=cause, critical=record.critical)
+    record.strikes.append(result)
+    definition = record.definition
+    caster = world.sheets.get(record.caster)
+    damage_type = record.damage_type
+    if damage_type == "negative" and victim.creature.undead:
+        # R-NECRO-1: the undead are immune to necrotic harm.
+        world.emit(Immune(world.pulse, record.caster_id, victim.id, damage_type))
+        return result
+    flags = cast_flags(record)
+    saved = False
+    if definition.save != "none":
+        saved = saves_spell(world, record.level, victim, damage_type, caster, flags)
+    result.saved = saved
+    dam = record.roll
+    if dam > 0:
+        if damage_type == "negative":
+            dam = necrotic_bonus(dam, victim)
+        if saved:
+            dam //= 2  # R-SAVE-10: half, rounded down, before the protections
+        hit = Hit(source=caster, victim=victim, dam=dam, damage_type=damage_type,
+                  flags=flags, melee=False, cause=cause, spell=record.spell,
+                  critical=record.critical, saved=saved)
+        if caster is not None:  # R-HIT-7: a spell hit pierces with hitroll at 100%
+            hit.pierce = effective_hitroll(caster, 100, world.content)
+        try:
+            result.amount = damage_hit(world, hit)
+        except VictimDeath:
+            result.amount = hit.dam
+            result.killed = True
+            return result
+    if result.harmed:
+        type_rules(world, record, victim)
+    if not saved and victim.vitals.alive:
+        spell_effects(world, record, victim)
+    return result
+
+
+def type_rules(world: World, record: CastRecord, victim: Sheet) -> None:
+    """Section 11 on a creature the cast harmed (R-TYPE-1, R-TYPE-2)."""
+    damage_type = record.damage_type
+    if damage_type == "fire":
+        # R-FIRE-1: Burning 1, one time in four, rolled per creature harmed.
+        if world.rng.chance(world.content.world.burning_chance):
+            apply_status(world, victim, "burning")
+    elif damage_type == "cold":
+        # R-COLD-1: Sluggish 1, and any Burning goes out.
+        apply_status(world, victim, "sluggish")
+        end_status(world, victim, "burning")
+    elif damage_type == "poison":
+        apply_status(world, victim, "poisoned")  # R-POIS-1: one degree more
+    elif damage_type == "acid":
+        apply_status(world, victim, "corroded")  # R-ACID-1
+        if victim.creature.player:
+            eat_gear(world, victim)  # R-ACID-2: player characters only
+
+
+def eat_gear(world: World, victim: Sheet) -> None:
+    """R-ACID-2: acid eats the first piece worn (body armour first, then the content's
+    slot order): its material withstands it at `acid_resist` percent (a 1..100 roll at or
+    under the chance); otherwise a sound piece is damaged and a damaged one destroyed."""
+    worn = victim.equipment.worn
+    if not worn:
+        return
+    piece = worn[0]
+    content = world.content
+    material = content.materials[content.items[piece.item].material]
+    if world.rng.chance(material.acid_resist):
+        return
+    if piece.damaged:
+        worn.pop(0)
+        victim.refresh_gear(content)  # its armour and granted immunities go with it
+        world.emit(GearDamaged(world.pulse, victim.id, piece.item, "destroyed"))
+    else:
+        piece.damaged = True
+        world.emit(GearDamaged(world.pulse, victim.id, piece.item, "damaged"))
+
+
+def spell_effects(world: World, record: CastRecord, victim: Sheet) -> None:
+    """The spell's own effects on a creature that did not save: lag put on it by another
+    (so an NPC tier keeps only its share, R-LAG-6), a stun (R-STUN-1), a dispel
+    (R-SAVE-9)."""
+    definition = record.definition
+    if definition.wait:
+        raise_lag(world, victim, "wait", definition.wait, own=victim.entity == record.caster)
+    if definition.daze:
+        raise_lag(world, victim, "daze", definition.daze, own=victim.entity == record.caster)
+    if definition.stun == "stun" or (definition.stun == "weak_stun"
+                                     and not victim.has("stun")):
+        world.set_stun(victim, definition.stun)
+        world.stunned.add(victim.entity)
+    if definition.dispel:
+        from affray.systems.rules.saves import dispel  # R-SAVE-9
+
+        for affect, removed in dispel(world, victim, record.level):
+            world.emit(Dispelled(world.pulse, victim.id, affect, removed))
