@@ -12,7 +12,8 @@ Shared rules, applied by every skill defence:
   chances from content (dodge 50, others 30), then the same level terms (R-DEF-4, R-DEF-7);
   NPCs never hand block;
 - weak stun halves dodge, parry, blink and hand block (R-DEF-5); full stun makes parry,
-  shield block, cross block, hand block and dodge fail (the source's full-stun failures);
+  shield block, blink, cross block, hand block and dodge fail (the source's full-stun
+  failures; blink, not public, follows them), as does being asleep or worse;
 - a blind defender that fails blind fighting has its chance divided by 4, one that
   succeeds by 1.5 (R-DEF-8);
 - an NPC's chance is flat: no class, dexterity or attacker-weapon modifiers (a whip
@@ -130,13 +131,17 @@ def shield_block(world: World, hit: Hit) -> bool:
 
 def blink(world: World, hit: Hit) -> bool:
     """R-DEF-6 (decision): chance = effective/2 + (defender level - attacker level)/2;
-    succeeds on number_percent() < chance."""
+    succeeds on number_percent() < chance. Needs awake and not stunned (a full stun makes
+    it fail, as every defence that needs a reaction, R-DEF-5); weak stun halves
+    effective/2 before the level term is added, as for parry (R-DEF-5)."""
     defender = hit.victim
+    if not awake(defender) or "stun" in defender.affects.levels:
+        return False
     base = base_chance(world, defender, "blink")
     if base is None:
         return False
     half = base if defender.npc else tdiv(base, 2)
-    chance = adjust(world, defender, "blink", half + tdiv(level_gap(defender, hit.source), 2))
+    chance = adjust(world, defender, "blink", half) + tdiv(level_gap(defender, hit.source), 2)
     return world.rng.percent() < chance
 
 
