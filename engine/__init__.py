@@ -18,10 +18,12 @@ from affray.content_loader import Content, default_content
 from affray.errors import (
     ActionError,
     AffrayError,
+    ClosedWorldError,
     ContentError,
     NotYetError,
     SaveError,
     ScenarioError,
+    UsageError,
 )
 from affray.save import load_world
 from affray.scenario import builtin_scenario, load_scenario
@@ -35,12 +37,14 @@ __all__ = [
     "AffrayError",
     "Attack",
     "Cast",
+    "ClosedWorldError",
     "Content",
     "ContentError",
     "Move",
     "NotYetError",
     "SaveError",
     "ScenarioError",
+    "UsageError",
     "VictimDeath",
     "World",
     "__version__",

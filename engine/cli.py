@@ -9,11 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from collections.abc import Sequence
-from pathlib import Path
 
-from affray.errors import AffrayError, ContentError, NotYetError
+from affray.errors import AffrayError
 
 
 def _count(text: str) -> int:
@@ -40,9 +38,21 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate content and scenario files")
     check.add_argument("paths", nargs="+")
 
-    render = sub.add_parser("render", help="draw a scenario's map and everyone on it")
-    render.add_argument("scenario")
-    render.add_argument("--png", default=None, help="(not yet) write a PNG")
+    render = sub.add_parser("render", help="draw a scenario's (or a save's) map and everyone "
+                            "on it")
+    render.add_argument("scenario", metavar="SCENARIO|SAVE")
+    render.add_argument("--png", default=None, metavar="FILE",
+                        help="write a PNG (needs affray[png]) instead of ASCII")
+    render.add_argument("--pulse", type=_count, default=None,
+                        help="draw the end of pulse N (default: as loaded)")
+    render.add_argument("--seed", type=_count, default=None, help="override the file's seed")
+
+    replay = sub.add_parser("replay", help="write a fight as one self-contained HTML page")
+    replay.add_argument("scenario", metavar="SCENARIO|SAVE")
+    replay.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file")
+    replay.add_argument("--seed", type=_count, default=None, help="override the file's seed")
+    replay.add_argument("--pulses", type=_count, default=None,
+                        help="record this many pulses (default: to the scenario's end)")
 
     demo = sub.add_parser("demo", help="run the built-in demo scenario")
     demo.add_argument("--json", action="store_true")
@@ -86,36 +96,49 @@ def _run(path: str, seed: int | None, as_json: bool, pulses: int | None) -> int:
 
 
 def _check(paths: Sequence[str]) -> int:
-    from affray.content_loader import check_file
-    from affray.scenario import load_scenario
+    """Each path is a scenario or a content file, told apart by its keys exactly as
+    `run` tells them (`scenario.file_kind`), so `check` and `run` never disagree."""
+    from affray.content_loader import check_file, parse_toml, read_source
+    from affray.scenario import file_kind, load_scenario
 
     failures = 0
     for path in paths:
         try:
-            try:
-                data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-            except OSError as error:
-                raise ContentError(f"{path}: cannot read: {error.strerror}") from None
-            except tomllib.TOMLDecodeError as error:
-                raise ContentError(f"{path}: not valid TOML: {error}") from None
-            if "map" in data:
+            kind = file_kind(parse_toml(read_source(path), path), path)
+            if kind == "scenario":
                 load_scenario(path).close()
             else:
                 check_file(path)
-            print(f"{path}: ok")
+            print(f"{path}: ok ({kind})")
         except AffrayError as error:
             print(str(error), file=sys.stderr)
             failures += 1
     return 1 if failures else 0
 
 
-def _render(path: str) -> int:
-    from affray.render import render_ascii
-    from affray.scenario import load_scenario
+def _render(path: str, png: str | None, pulse: int | None, seed: int | None) -> int:
+    from affray.render import open_world, render_ascii, render_png, run_to_end_of
 
-    world = load_scenario(path)
+    world = open_world(path, seed)
     try:
-        print(render_ascii(world))
+        run_to_end_of(world, pulse)
+        if png:
+            print(f"wrote {render_png(world, png)}")
+        else:
+            print(render_ascii(world))
+    finally:
+        world.close()
+    return 0
+
+
+def _replay(path: str, out: str, seed: int | None, pulses: int | None) -> int:
+    from affray.render import open_world
+
+    world = open_world(path, seed)
+    try:
+        written = world.replay_html(out, pulses)
+        print(f"wrote {written}: pulses {world.recorder.start_pulse}-{world.pulse}, "
+              f"{written.stat().st_size} bytes")
     finally:
         world.close()
     return 0
@@ -142,9 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args.paths)
         if args.command == "render":
-            if args.png:
-                raise NotYetError("render --png is not yet implemented")
-            return _render(args.scenario)
+            return _render(args.scenario, args.png, args.pulse, args.seed)
+        if args.command == "replay":
+            return _replay(args.scenario, args.out, args.seed, args.pulses)
         if args.command == "demo":
             from affray.scenario import builtin_scenario
 

@@ -40,7 +40,7 @@ from affray.defs import (
     decode_error_field,
 )
 from affray.dice import parse_dice
-from affray.errors import ContentError
+from affray.errors import AffrayError, ContentError
 
 # Kinds whose tables hold named entries, and the definition type of each entry.
 NAMED_KINDS: dict[str, type] = {
@@ -208,10 +208,7 @@ def _parse_defaults() -> tuple[dict[str, Any], dict[str, str]]:
 
 
 def _parse_kinds(text: str, source: str, seen: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ContentError(f"{source}: not valid TOML: {error}") from None
+    data = parse_toml(text, source)
     for kind in data:
         if kind not in NAMED_KINDS and kind not in SINGLE_KINDS:
             raise ContentError(f"{source}: [{kind}]: unknown content kind")
@@ -250,14 +247,59 @@ def default_content() -> Content:
     return build_content(raw, sources)
 
 
-def load_content_file(path: str | Path) -> dict[str, Any]:
-    """Parse one content TOML file (for `affray check`); raises ContentError."""
+def read_source(path: str | Path, error: type[AffrayError] = ContentError) -> str:
+    """A scenario or content file's text; `error` names the file and, for text that is
+    not UTF-8, the byte and its offset. A UTF-8 byte-order mark is allowed and dropped."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ContentError(f"{path}: cannot read: {error.strerror}") from None
-    return _parse_kinds(text, str(path), {})
+        blob = path.read_bytes()
+    except OSError as problem:
+        raise error(f"{path}: cannot read: {problem.strerror or problem}") from None
+    try:
+        return blob.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        line = blob.count(b"\n", 0, problem.start) + 1
+        raise error(f"{path}: not UTF-8 text: byte 0x{blob[problem.start]:02x} at offset "
+                    f"{problem.start} (line {line}) is {problem.reason}; save the file as "
+                    f"UTF-8") from None
+
+
+def parse_toml(text: str, source: str, error: type[AffrayError] = ContentError
+               ) -> dict[str, Any]:
+    """TOML text as tables; `error` names the file, line and column of a syntax error."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{source}: not valid TOML: {problem}") from None
+
+
+def load_content_file(path: str | Path) -> dict[str, Any]:
+    """Parse one content TOML file (for `affray check`); raises ContentError."""
+    return _parse_kinds(read_source(path), str(path), {})
+
+
+def dice_problem(text: str | int, limits: Any) -> str | None:
+    """Why a damage dice expression is refused, or None: not dice, a roll that can be
+    negative, zero-sided dice, or past the content's bounds (`world.limits`)."""
+    try:
+        count, sides, bonus = parse_dice(text)
+    except ValueError as problem:
+        return str(problem)
+    bound = "(the bound in content world.limits.{})"
+    if count > limits.max_dice_count:
+        return (f"{text!r} rolls {count} dice, more than {limits.max_dice_count} "
+                + bound.format("max_dice_count"))
+    if sides > limits.max_dice_sides:
+        return (f"{text!r} has {sides}-sided dice, more than {limits.max_dice_sides} "
+                + bound.format("max_dice_sides"))
+    if abs(bonus) > limits.max_dice_bonus:
+        return (f"{text!r} adds {bonus}, beyond +-{limits.max_dice_bonus} "
+                + bound.format("max_dice_bonus"))
+    if count > 0 and sides == 0:
+        return f"{text!r} has 0-sided dice (NdM needs M of 1 or more)"
+    if count + bonus < 0:
+        return f"{text!r} can roll {count + bonus}: damage dice must not roll below 0"
+    return None
 
 
 def check_file(path: str | Path) -> Content:
@@ -278,6 +320,7 @@ def check_references(content: Content) -> None:
             raise ContentError(f"{where(kind, name)}, field '{field_name}': {message}")
 
     dmg = content.damage
+    limits = content.world.limits
     for alias, target in dmg.aliases.items():
         need(target in dmg.types, "damage", "", "aliases", f"alias {alias!r} names "
              f"unknown type {target!r}")
@@ -291,14 +334,20 @@ def check_references(content: Content) -> None:
              f"unknown material {item.material!r}")
         need(content.damage_type(item.damage_type) is not None, "items", name, "damage_type",
              f"unknown damage type {item.damage_type!r}")
+        # R-IMM-5: a blow always carries a type; "none" would skip every immunity.
+        need(not (content.item_class_is(item.class_, "weapon")
+                  and content.damage_type(item.damage_type) == "none"), "items", name,
+             "damage_type", f"weapon {name!r} has damage type 'none': a blow always has a "
+             f"type (R-IMM-5); use bash, pierce, slash or another")
         if item.damage is not None:
-            try:
-                parse_dice(item.damage)
-            except ValueError as error:
-                need(False, "items", name, "damage", str(error))
-        for column in item.armor:
+            problem = dice_problem(item.damage, limits)
+            need(problem is None, "items", name, "damage", str(problem))
+        for column, points in item.armor.items():
             need(column in ARMOR_COLUMNS, "items", name, "armor",
                  f"unknown armor column {column!r} (known: {', '.join(ARMOR_COLUMNS)})")
+            need(abs(points) <= limits.max_armor, "items", name, "armor",
+                 f"{column} = {points} is beyond +-{limits.max_armor} (the bound in content "
+                 f"world.limits.max_armor)")
         for bit in (*item.grants_imm, *item.grants_res):
             need(content.bit_of(bit) is not None, "items", name, "grants_imm",
                  f"unknown immunity bit {bit!r}")
@@ -315,10 +364,8 @@ def check_references(content: Content) -> None:
         need(spell.beats >= 0, "spells", name, "beats", "must be 0 or more")
         need(spell.position in POSITIONS, "spells", name, "position",
              f"unknown position {spell.position!r}")
-        try:
-            parse_dice(spell.damage)
-        except ValueError as error:
-            need(False, "spells", name, "damage", str(error))
+        problem = dice_problem(spell.damage, limits)
+        need(problem is None, "spells", name, "damage", str(problem))
     for name, status in content.statuses.items():
         if status.damage_type is not None:
             need(content.damage_type(status.damage_type) is not None, "statuses", name,

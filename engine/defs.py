@@ -8,7 +8,7 @@ the defaults with a comment on why.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType, field
@@ -151,6 +151,10 @@ class CreatureFields(Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
 
 class CreatureTemplate(CreatureFields, frozen=True):
     """A creature template in content (`[creatures.<name>]`)."""
+
+    # The one character `affray render` and the replay draw it by (default: the first
+    # letter of the template's name; players are always `@`).
+    glyph: Annotated[str, msgspec.Meta(min_length=1, max_length=1)] | UnsetType = UNSET
 
 
 class ProfessionDef(Def, frozen=True, kw_only=True):

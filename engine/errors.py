@@ -24,8 +24,25 @@ class ActionError(AffrayError):
     """An action was refused at submit; the world is unchanged (R-ENG-2)."""
 
 
-class SaveError(AffrayError):
-    """A save file is unreadable, truncated, altered or of an unknown version (R-ENG-3)."""
+class SaveError(AffrayError, OSError):
+    """A save file is unreadable, unwritable, truncated, altered, malformed or of an
+    unknown version (R-ENG-3). Also an OSError, so `except OSError` around file work
+    still catches a save that cannot be written."""
+
+    def __str__(self) -> str:
+        # OSError formats (errno, strerror) pairs; a SaveError is always one message.
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class UsageError(AffrayError, TypeError, ValueError):
+    """A Python API call with an argument of the wrong type or value (`run("x")`,
+    `run(-1)`, `load_scenario(path, seed=-1)`). Also a TypeError and a ValueError, so
+    code that caught those from the engine's internals before still catches it; the call
+    changed nothing."""
+
+
+class ClosedWorldError(AffrayError, RuntimeError):
+    """A World was used after `close()`. Also a RuntimeError (what it raised before)."""
 
 
 class NotYetError(AffrayError, NotImplementedError):

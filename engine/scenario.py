@@ -7,7 +7,7 @@ and the field (R-ENG-1).
 
 from __future__ import annotations
 
-import tomllib
+import difflib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,11 +18,18 @@ from msgspec import UNSET, Struct, field
 
 from affray.actions import AnyAction, Attack, Cast, Move
 from affray.components import Door
-from affray.content_loader import Content, default_content
+from affray.content_loader import (
+    NAMED_KINDS,
+    SINGLE_KINDS,
+    Content,
+    default_content,
+    parse_toml,
+    read_source,
+)
 from affray.creatures import check_template, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
-from affray.errors import ScenarioError
-from affray.grid import Grid, Terrain
+from affray.errors import ScenarioError, UsageError
+from affray.grid import Grid, Terrain, chebyshev
 from affray.world import DEFAULT_LEGEND, World
 
 # Terrain name -> (terrain code, door state or None, locked, trapped).
@@ -71,7 +78,7 @@ class ScenarioAction(Struct, forbid_unknown_fields=True, kw_only=True):
     attack: str | None = None
     move: tuple[int, int] | None = None
     target: str | tuple[int, int] | None = None
-    via: str = "mana"
+    via: str | None = None  # casts only; "mana" when not given
 
 
 class ScenarioFile(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -104,12 +111,50 @@ def _entry_name(raw: dict[str, Any], where: str) -> str:
     return f"field '{where}'"
 
 
+# The largest pulse count or action pulse a scenario may name. A World skips idle pulses,
+# so a long run is cheap; past this the pulse numbers themselves would stop fitting the
+# 64-bit integers of saves and arrays (2**62 leaves room to add a run length to a pulse).
+MAX_PULSE = 2**62
+# Seeds: numpy's PCG64 takes any int 0 or more; saves and JSON carry 64-bit ints.
+MAX_SEED = 2**63 - 1
+# Top-level keys of a scenario (SCENARIO.md).
+SCENARIO_KEYS = ("map", "name", "seed", "pulses", "creatures", "items", "actions", "content")
+
+
+def file_kind(data: dict[str, Any], source: str) -> str:
+    """"scenario" or "content", decided by the top-level keys, the same for `affray check`
+    and `affray run`. An empty file, or a key that is neither (a typo such as `[maps]`),
+    is a ScenarioError naming the key and the nearest known one."""
+    if not data:
+        raise ScenarioError(f"{source}: the file is empty: a scenario needs at least [map], "
+                            f"a content file at least one [<kind>] table")
+    content_kinds = set(NAMED_KINDS) | set(SINGLE_KINDS)
+    known = set(SCENARIO_KEYS) | content_kinds
+    for key in data:
+        if key not in known:
+            near = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ScenarioError(
+                f"{source}: [{key}]: neither a scenario key ({', '.join(SCENARIO_KEYS)}) nor "
+                f"a content kind ({', '.join(sorted(content_kinds))}){hint}")
+    # `creatures` and `items` are both: a scenario's are lists of tables ([[creatures]]),
+    # content's are tables of named entries ([creatures.kobold]).
+    scenario_only = [key for key in data if key in SCENARIO_KEYS
+                     and (key not in content_kinds or isinstance(data[key], list))]
+    content_only = [key for key in data if key not in scenario_only]
+    if scenario_only and content_only:
+        raise ScenarioError(
+            f"{source}: mixes scenario keys ({', '.join(scenario_only)}) with content kinds "
+            f"({', '.join(content_only)}): a scenario puts content under [content.<kind>]")
+    return "scenario" if scenario_only else "content"
+
+
 def parse_scenario(text: str, source: str) -> tuple[ScenarioFile, dict[str, Any]]:
     """Parse and type-check a scenario's TOML; returns (typed, raw)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"{source}: not valid TOML: {error}") from None
+    raw = parse_toml(text, source, ScenarioError)
+    if file_kind(raw, source) != "scenario":
+        raise ScenarioError(f"{source}: a content file ([{'], ['.join(raw)}]), not a "
+                            f"scenario: a scenario needs [map] (`affray check` checks both)")
     try:
         return msgspec.convert(raw, type=ScenarioFile), raw
     except msgspec.ValidationError as error:
@@ -171,8 +216,15 @@ def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> 
         raise fail("cast/attack/move", "give exactly one of cast, attack or move")
     if entry.actor not in world.by_id:
         raise fail("actor", f"unknown creature {entry.actor!r}")
-    if entry.pulse < 0:
-        raise fail("pulse", "must be 0 or more")
+    if not 0 <= entry.pulse <= MAX_PULSE:
+        raise fail("pulse", f"must be 0..{MAX_PULSE} (2**62), got {entry.pulse}")
+    if entry.cast is None:
+        kind = chosen[0]
+        if entry.via is not None:
+            raise fail("via", f"only a cast has a via; {kind} takes none (got {entry.via!r})")
+        if entry.target is not None:
+            raise fail("target", f"only a cast has a target; {kind} names its own "
+                       f"(`{kind} = ...`)")
     if entry.move is not None:
         if not world.grid.in_bounds(*entry.move):
             raise fail("move", f"{list(entry.move)} is out of bounds")
@@ -180,24 +232,28 @@ def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> 
     if entry.attack is not None:
         if entry.attack not in world.by_id:
             raise fail("attack", f"unknown creature {entry.attack!r}")
+        if entry.attack == entry.actor:
+            raise fail("attack", f"{entry.actor!r} cannot attack itself")
         return Attack(actor=entry.actor, target=entry.attack)
     assert entry.cast is not None
     if entry.cast not in world.content.spells:
         raise fail("cast", f"unknown spell {entry.cast!r}")
-    if entry.via not in VIAS:
-        raise fail("via", f"unknown via {entry.via!r} (known: {', '.join(VIAS)})")
+    via = "mana" if entry.via is None else entry.via
+    if via not in VIAS:
+        raise fail("via", f"unknown via {via!r} (known: {', '.join(VIAS)})")
     if entry.target is None:
         raise fail("target", "a cast needs a target: a creature id or a cell [x, y]")
     if isinstance(entry.target, str) and entry.target not in world.by_id:
         raise fail("target", f"unknown creature {entry.target!r}")
     if not isinstance(entry.target, str) and not world.grid.in_bounds(*entry.target):
         raise fail("target", f"{list(entry.target)} is out of bounds")
-    return Cast(actor=entry.actor, spell=entry.cast, target=entry.target, via=entry.via)
+    return Cast(actor=entry.actor, spell=entry.cast, target=entry.target, via=via)
 
 
 def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
                 seed: int | None = None, content: Content | None = None) -> World:
     """Validate a parsed scenario completely, then build its World."""
+    seed = check_seed(seed)
     _check_top(spec, source)
     base = content or default_content()
     content = base.layered(spec.content, source)
@@ -216,11 +272,14 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
 
 
 def _check_top(spec: ScenarioFile, source: str) -> None:
-    """The scenario's own numbers: a seed and a run length of 0 or more."""
-    if spec.seed < 0:
-        raise ScenarioError(f"{source}: field 'seed': must be 0 or more, got {spec.seed}")
-    if spec.pulses < 0:
-        raise ScenarioError(f"{source}: field 'pulses': must be 0 or more, got {spec.pulses}")
+    """The scenario's own numbers: a seed and a run length of 0 or more, and not past
+    what the integers of the engine hold (MAX_SEED, MAX_PULSE)."""
+    if not 0 <= spec.seed <= MAX_SEED:
+        raise ScenarioError(f"{source}: field 'seed': must be 0..{MAX_SEED} (2**63 - 1), "
+                            f"got {spec.seed}")
+    if not 0 <= spec.pulses <= MAX_PULSE:
+        raise ScenarioError(f"{source}: field 'pulses': must be 0..{MAX_PULSE} (2**62), "
+                            f"got {spec.pulses}")
 
 
 def _populate(world: World, spec: ScenarioFile, source: str) -> None:
@@ -251,6 +310,11 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
             raise fail(*problem)
         if entry.fighting is not None and (entry.fighting not in ids or entry.fighting == entry.id):
             raise fail("fighting", f"{entry.fighting!r} is not another creature of the scenario")
+        if entry.fighting is not None:
+            foe = next(c for c in spec.creatures if c.id == entry.fighting)
+            if chebyshev(entry.at, foe.at) != 1:  # R-MELEE-2: a fight is between neighbours
+                raise fail("fighting", f"{entry.fighting!r} at {list(foe.at)} is not beside "
+                           f"{entry.id!r} at {list(entry.at)}: melee needs adjacent cells")
         for name in ("level", "hp", "max_hp"):
             value = getattr(entry, name)
             if value is not UNSET and value < (0 if name == "level" else 1):
@@ -293,13 +357,24 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
 
 def load_scenario(path: str | Path, seed: int | None = None) -> World:
     """Load, validate and build a scenario; `seed` overrides the file's seed."""
+    seed = check_seed(seed)
+    if not isinstance(path, str | Path):
+        raise UsageError(f"load_scenario: path must be a str or Path, got "
+                         f"{type(path).__name__}")
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot read: {error.strerror}") from None
-    spec, raw = parse_scenario(text, str(path))
+    spec, raw = parse_scenario(read_source(path, ScenarioError), str(path))
     return build_world(spec, raw, str(path), seed=seed)
+
+
+def check_seed(seed: object) -> int | None:
+    """A seed argument: None (the file's) or a whole number 0..MAX_SEED; UsageError."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise UsageError(f"seed must be a whole number 0..{MAX_SEED}, got {seed!r}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise UsageError(f"seed must be 0..{MAX_SEED} (2**63 - 1), got {seed}")
+    return int(seed)
 
 
 def builtin_scenario(name: str) -> Path:

@@ -214,7 +214,9 @@ def test_check_good_scenario_and_content_exit_0(scenario):
     result = affray_cli("check", *paths)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert result.stdout.splitlines() == [f"{path}: ok" for path in paths]
+    kinds = ["scenario", "content", "content", "scenario"]
+    assert result.stdout.splitlines() == [f"{path}: ok ({kind})"
+                                          for path, kind in zip(paths, kinds, strict=True)]
 
 
 BASE = """name = "bad"
@@ -267,7 +269,7 @@ def test_check_reports_every_bad_file_and_passes_the_good_ones(tmp_path, scenari
     missing = tmp_path / "missing.toml"
     result = affray_cli("check", str(bad), str(scenario), str(missing))
     assert result.returncode == 1
-    assert result.stdout.splitlines() == [f"{scenario}: ok"]
+    assert result.stdout.splitlines() == [f"{scenario}: ok (scenario)"]
     errors = result.stderr.splitlines()
     assert len(errors) == 2
     assert errors[0].startswith(f"{bad}: ")
