@@ -1,0 +1,52 @@
+"""R-IMM-5: a weapon's blow always has a damage type: content cannot say "none"
+(issue 9)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import world_from_text
+
+import affray
+
+SURE = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
+        "[content.fight.armor]\np_floor = 1.0\np_cap = 1.0\n")
+
+
+def scenario(damage_type: str, item_class: str = "weapon") -> str:
+    return (
+        'name = "none"\n[map]\nrows = ["....."]\n'
+        f'[content.items.blank_blade]\nclass = "{item_class}"\nmaterial = "iron"\n'
+        f'damage = "2d4"\ndamage_type = "{damage_type}"\nweapon_class = "sword"\n'
+        + SURE +
+        '[[creatures]]\nid = "a"\nat = [1, 0]\nlevel = 20\nhp = 1000\n'
+        + ('wield = "blank_blade"\n' if item_class == "weapon" else "")
+        + '[[creatures]]\nid = "v"\nat = [2, 0]\nhp = 1000\n'
+        'imm = ["bash", "weapon", "slash", "pierce"]\n'
+        '[[actions]]\npulse = 0\nactor = "a"\nattack = "v"\n'
+    )
+
+
+def test_r_imm_5_a_weapon_of_type_none_is_a_content_error_naming_it():
+    """R-IMM-5 / R-ENG-1: `damage_type = "none"` on a weapon is refused at load, naming
+    the item and the field; nothing runs."""
+    with pytest.raises(affray.ContentError) as error:
+        world_from_text(scenario("none"))
+    message = str(error.value)
+    assert "blank_blade" in message and "damage_type" in message and "none" in message
+
+
+def test_r_imm_5_a_non_weapon_may_keep_type_none():
+    """Only weapons strike: a worn piece whose (unused) damage type is none loads."""
+    world = world_from_text(scenario("none", item_class="armor"))
+    world.close()
+
+
+def test_r_imm_5_the_same_weapon_with_a_type_meets_the_immunity_end_to_end():
+    """R-IMM-5 end to end: with a real type (slash) every blow on a victim immune to
+    bash, weapon, slash and pierce is an `immune` event, never damage."""
+    world = world_from_text(scenario("slash"))
+    world.run(pulses=25)
+    kinds = [e.kind for e in world.events if getattr(e, "source", None) == "a"]
+    assert kinds and set(kinds) == {"immune"}
+    assert world.snapshot()["creatures"]["v"]["hp"] == 1000
+    world.close()
