@@ -22,7 +22,9 @@ _BLOCK = 1024
 class Rng:
     """Buffered uniform draws from one seeded PCG64 generator."""
 
-    __slots__ = ("_block", "_generator", "_next")
+    # `__dict__` too, so a test can pin one primitive to a fixed draw on one world
+    # (`world.rng.percent = lambda: 50`) to check a rule's boundary exactly.
+    __slots__ = ("__dict__", "_block", "_generator", "_next")
 
     def __init__(self, seed: int) -> None:
         self._generator = np.random.Generator(np.random.PCG64(seed))

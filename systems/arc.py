@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from affray.world import World
 
 _WATER = int(Terrain.WATER)
+_ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_DIAGONAL = ((1, 1), (-1, 1), (1, -1), (-1, -1))
 
 
 def certain_jumps(world: World, caster: Sheet | None) -> int:
@@ -70,6 +72,8 @@ def nearest_unstruck(world: World, cell: tuple[int, int], struck: set[int],
     a creature counts only with line of effect to it (R-ELEC-5)."""
     grid = world.grid
     x, y = cell
+    if reach == 1:
+        return _nearest_beside(world, cell, struck)
     x0, x1 = max(0, x - reach), min(grid.width, x + reach + 1)
     y0, y1 = max(0, y - reach), min(grid.height, y + reach + 1)
     window = grid.occupant[y0:y1, x0:x1]
@@ -87,6 +91,30 @@ def nearest_unstruck(world: World, cell: tuple[int, int], struck: set[int],
         if best is None or key < best:
             best = key
     return best[2] if best is not None else None
+
+
+def _nearest_beside(world: World, cell: tuple[int, int], struck: set[int]) -> int | None:
+    """Reach 1 without numpy: the four orthogonal neighbours are nearer than the four
+    diagonal ones (R-GRID-2); within a ring, the earliest spawn wins (R-GRID-3)."""
+    grid = world.grid
+    occupant = grid.occupant
+    width, height = grid.width, grid.height
+    sheets = world.sheets
+    x, y = cell
+    for ring in (_ORTHOGONAL, _DIAGONAL):
+        best: int | None = None
+        best_spawn = 0
+        for dx, dy in ring:
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < width and 0 <= ny < height:
+                entity = int(occupant[ny, nx])
+                if entity and entity not in struck:
+                    spawn = sheets[entity].spawn.number
+                    if best is None or spawn < best_spawn:
+                        best, best_spawn = entity, spawn
+        if best is not None:
+            return best
+    return None
 
 
 def spread(world: World, record: CastRecord) -> None:

@@ -13,10 +13,11 @@ import esper
 
 from affray.actions import ActionQueue, Attack, Cast, Casting, Move, action_name
 from affray.events import Moved, Refused
-from affray.grid import chebyshev
+from affray.grid import Terrain, chebyshev
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.lag import raise_lag
+from affray.systems.rules.statuses import end_status
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -72,6 +73,8 @@ def _move(world: World, sheet: Sheet, action: Move) -> None:
     before = (position.x, position.y)
     world.place(sheet.entity, position, x, y)
     world.emit(Moved(world.pulse, sheet.id, before, (x, y)))
+    if grid.terrain[y, x] == Terrain.WATER:
+        end_status(world, sheet, "burning")  # R-STAT-1: entering water puts it out
     raise_lag(world, sheet, "wait", world.content.world.move_wait, own=True)
 
 
