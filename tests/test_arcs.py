@@ -7,12 +7,12 @@ fixed by replacing the world's `chance` (the arc's `chance(25)`) where a test ne
 
 from __future__ import annotations
 
-import affray
 import pytest
 from conftest import four_sigma, world_from_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import affray
 from affray.systems.arc import certain_jumps
 
 ZAP = """
