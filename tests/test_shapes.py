@@ -487,7 +487,12 @@ def test_shapes_respect_line_of_effect_and_range_property_r_shape_1(scene):
     if shape == "burst":
         centre = result.centre
         assert centre is not None and dist(origin, centre) <= range_
-        assert line_of_effect(grid, origin, centre) and not _blocks(grid, centre)
+        # it travelled there along the aim line, through no blocking cell
+        travel = [(origin[0] + ox, origin[1] + oy) for ox, oy in (
+            step_offset(aim[0] - origin[0], aim[1] - origin[1], k)
+            for k in range(1, dist(origin, centre) + 1))]
+        assert travel[-1:] == ([centre] if centre != origin else [])
+        assert not any(_blocks(grid, cell) for cell in travel)
         assert all(dist(centre, cell) <= radius for cell in area)
         assert all(line_of_effect(grid, centre, cell) for cell in area)
         expected = {(x, y) for x in range(grid.width) for y in range(grid.height)

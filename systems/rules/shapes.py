@@ -165,16 +165,20 @@ def burst_centre(grid: Grid, origin: Cell, aim: Cell, range_: int) -> Cell:
 def _between_table(radius: int) -> np.ndarray:
     """For each cell of a (2r+1)^2 window (flat, row-major), the flat indices of the
     window cells strictly between the centre and it, padded with the index one past the
-    window (a cell that never blocks). Built once per radius."""
+    window (a cell that never blocks). Built once per radius.
+
+    Shape (r - 1, cells): the k-th cell between of every window cell in one row, so the
+    `or` over them runs along contiguous rows (about 3x faster than along short rows).
+    """
     side = 2 * radius + 1
     sentinel = side * side
-    table = np.full((side * side, max(radius - 1, 1)), sentinel, dtype=np.intp)
+    table = np.full((max(radius - 1, 1), side * side), sentinel, dtype=np.intp)
     for row in range(side):
         for col in range(side):
             dx, dy = col - radius, row - radius
             for k in range(1, max(abs(dx), abs(dy))):
                 ox, oy = step_offset(dx, dy, k)
-                table[row * side + col, k - 1] = (oy + radius) * side + (ox + radius)
+                table[k - 1, row * side + col] = (oy + radius) * side + (ox + radius)
     table.flags.writeable = False
     return table
 
@@ -200,23 +204,28 @@ def _visible(grid: Grid, centre: Cell, radius: int) -> np.ndarray:
     x0, y0 = cx - radius, cy - radius
     gx0, gy0 = max(x0, 0), max(y0, 0)
     gx1, gy1 = min(cx + radius + 1, grid.width), min(cy + radius + 1, grid.height)
-    window = (slice(gy0 - y0, gy1 - y0), slice(gx0 - x0, gx1 - x0))
-    blocking = np.zeros(side * side + 1, dtype=bool)  # + the never-blocking sentinel
-    block_view = blocking[:-1].reshape(side, side)[window]
-    np.equal(grid.terrain[gy0:gy1, gx0:gx1], _WALL, out=block_view)
-    block_view |= grid.shut[gy0:gy1, gx0:gx1]
-    inside = np.zeros((side, side), dtype=bool)
-    inside[window] = True
-    seen = ~blocking[_between_table(radius)].any(axis=1)
-    seen &= inside.ravel()
+    interior = gx0 == x0 and gy0 == y0 and gx1 - gx0 == side and gy1 - gy0 == side
+    if radius <= 1:  # every cell touches the centre: nothing can stand between
+        seen = np.ones(side * side, dtype=bool)
+    else:
+        blocking = np.zeros(side * side + 1, dtype=bool)  # + the never-blocking sentinel
+        window = blocking[:-1].reshape(side, side)
+        if not interior:
+            window = window[gy0 - y0:gy1 - y0, gx0 - x0:gx1 - x0]
+        np.equal(grid.terrain[gy0:gy1, gx0:gx1], _WALL, out=window)
+        window |= grid.shut[gy0:gy1, gx0:gx1]
+        seen = ~np.logical_or.reduce(blocking[_between_table(radius)], axis=0)
+    if not interior:
+        inside = np.zeros((side, side), dtype=bool)
+        inside[gy0 - y0:gy1 - y0, gx0 - x0:gx1 - x0] = True
+        seen &= inside.ravel()
     return seen
 
 
 def _cells_of(mask: np.ndarray, centre: Cell, radius: int) -> tuple[np.ndarray, np.ndarray]:
     """Absolute x and y arrays of a window mask's cells, row-major (y, then x)."""
-    flat = np.flatnonzero(mask)
-    ys, xs = np.divmod(flat, 2 * radius + 1)
-    return xs + (centre[0] - radius), ys + (centre[1] - radius)
+    dx, dy, _norm = _window_offsets(radius)
+    return dx[mask] + centre[0], dy[mask] + centre[1]
 
 
 # -- victims ------------------------------------------------------------------------------------
@@ -224,8 +233,18 @@ def _victims(occupants: list[int], spawn_of: Callable[[int], int],
              caster: int | None) -> tuple[int, ...]:
     """Creatures on the cells, `caster` left out (None keeps it), in spawn order
     (R-SHAPE-6, R-GRID-3)."""
-    found = {entity for entity in occupants if entity and entity != caster}
+    found = [entity for entity in occupants if entity and entity != caster]
     return tuple(sorted(found, key=spawn_of))
+
+
+def _victims_in(occupants: np.ndarray, spawn_of: Callable[[int], int],
+                caster: int | None) -> tuple[int, ...]:
+    """`_victims` of an array of occupants (a creature is on one cell only, R-GRID-4):
+    empty cells and the caster dropped in numpy, only creatures sorted in Python."""
+    keep = occupants != 0
+    if caster is not None:
+        keep &= occupants != caster
+    return tuple(sorted(occupants[keep].tolist(), key=spawn_of))
 
 
 # -- the shapes ---------------------------------------------------------------------------------
@@ -237,7 +256,7 @@ def _burst(grid: Grid, origin: Cell, aim: Cell, range_: int, radius: int,
     radius = max(radius, 0)
     xs, ys = _cells_of(_visible(grid, centre, radius), centre, radius)
     area = tuple(zip(xs.tolist(), ys.tolist(), strict=True))
-    victims = _victims(grid.occupant[ys, xs].tolist(), spawn_of, None)
+    victims = _victims_in(grid.occupant[ys, xs], spawn_of, None)
     return ShapeResult(area=area, effect_cells=area, centre=centre, victims=victims)
 
 
@@ -261,7 +280,7 @@ def _cone(grid: Grid, origin: Cell, aim: Cell, range_: int, caster: int,
     mask = _visible(grid, origin, range_) & cone_mask(origin, aim, range_)
     xs, ys = _cells_of(mask, origin, range_)
     area = tuple(zip(xs.tolist(), ys.tolist(), strict=True))
-    victims = _victims(grid.occupant[ys, xs].tolist(), spawn_of, caster)
+    victims = _victims_in(grid.occupant[ys, xs], spawn_of, caster)
     return ShapeResult(area=area, effect_cells=(), centre=None, victims=victims)
 
 
