@@ -1,0 +1,312 @@
+"""Record a fight and write it as one self-contained HTML page (`affray replay`).
+
+Why this shape: a replay must be small even for a 10,000-pulse fight, and it must be
+built only from what the engine already makes (the snapshot and the event log).
+A `Recorder` takes a frame after every pulse (`World.snapshot()` plus the ice
+thickness of each ice cell) and keeps:
+
+- a *keyframe* (the whole frame) at the start, and at each round boundary (every 12
+  pulses) only if the frame differs from the previous keyframe: a long idle fight
+  makes no new keyframes at all;
+- a *delta* for a pulse only where the frame differs from what the previous frame
+  predicts. The prediction is that every `wait`, `daze` and fire's `pulses_left` counts
+  down by one (R-LAG-1): a creature serving out its lag costs nothing per pulse.
+
+`decode_frame` (and the page's script, which mirrors it) rebuilds the frame at any
+pulse from the last keyframe at or before it and the deltas after it. The event log
+goes in beside the frames, each event with its player text (`affray.text`).
+
+Frames are numbered by the snapshot's `pulse`: frame `s` is the state after `s`
+pulses have run, i.e. after the events of pulse `s - 1`. The page shows "pulse P" as
+frame `P + 1` with the events of pulse P, and the first frame as "start".
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import gzip
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from affray.text import render_event
+
+if TYPE_CHECKING:
+    from affray.world import World
+
+ROUND_PULSES = 12  # R-TIME-2: a round is 12 pulses; a keyframe may fall on each
+# Creature fields that count down by one a pulse on their own (R-LAG-1).
+COUNTDOWN_FIELDS = ("wait", "daze")
+
+ITEM_SYMBOLS = {"scroll": "?", "potion": "!", "food": "%", "corpse": "%", "coins": "$",
+                "wand": "-", "weapon": ")", "armor": "[", "container": "=", "light": "("}
+
+
+# -- frames ----------------------------------------------------------------------------
+def frame_of(world: World) -> dict[str, Any]:
+    """What the replay keeps of one pulse: the snapshot, plus `ice_cm` (each ice cell's
+    thickness as [x, y, cm], row by row), which the snapshot's map symbols cannot show."""
+    frame = world.snapshot()
+    if "ice_cm" not in frame:
+        ys, xs = (world.grid.ice_cm > 0).nonzero()
+        frame["ice_cm"] = [[int(x), int(y), int(world.grid.ice_cm[y, x])]
+                           for y, x in zip(ys.tolist(), xs.tolist(), strict=True)]
+    return frame
+
+
+def predict(frame: dict[str, Any]) -> dict[str, Any]:
+    """The next pulse's frame if nothing happens: lag and fires count down by one."""
+    out = dict(frame)
+    out["pulse"] = frame["pulse"] + 1
+    creatures = {}
+    for creature_id, sheet in frame["creatures"].items():
+        if any(sheet.get(name, 0) > 0 for name in COUNTDOWN_FIELDS):
+            sheet = dict(sheet)
+            for name in COUNTDOWN_FIELDS:
+                if sheet.get(name, 0) > 0:
+                    sheet[name] -= 1
+        creatures[creature_id] = sheet
+    out["creatures"] = creatures
+    if frame.get("fires"):
+        out["fires"] = [{**fire, "pulses_left": fire["pulses_left"] - 1}
+                        for fire in frame["fires"]]
+    return out
+
+
+def diff(expected: dict[str, Any], actual: dict[str, Any]) -> dict[str, Any]:
+    """The changes that turn `expected` into `actual` (empty when they are equal).
+
+    `map` is diffed by row (`[[row, text], ...]`), `creatures` by field (`{id: {field:
+    value}}`, `{id: null}` for one removed), every other key is replaced whole.
+    """
+    changes: dict[str, Any] = {}
+    if actual["map"] != expected["map"]:
+        changes["map"] = [[y, row] for y, (row, old) in
+                          enumerate(zip(actual["map"], expected["map"], strict=True))
+                          if row != old]
+    creatures: dict[str, Any] = {}
+    for creature_id, sheet in actual["creatures"].items():
+        old = expected["creatures"].get(creature_id)
+        if old is None:
+            creatures[creature_id] = sheet
+        elif old != sheet:
+            creatures[creature_id] = {key: value for key, value in sheet.items()
+                                      if old.get(key) != value or key not in old}
+    for creature_id in expected["creatures"]:
+        if creature_id not in actual["creatures"]:
+            creatures[creature_id] = None
+    if creatures:
+        changes["creatures"] = creatures
+    for key, value in actual.items():
+        if key not in ("pulse", "map", "creatures") and expected.get(key) != value:
+            changes[key] = value
+    return changes
+
+
+def apply(frame: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """`frame` with `changes` (from `diff`) applied; `frame` is not modified."""
+    out = dict(frame)
+    if "map" in changes:
+        rows = list(frame["map"])
+        for y, row in changes["map"]:
+            rows[y] = row
+        out["map"] = rows
+    if "creatures" in changes:
+        creatures = dict(frame["creatures"])
+        for creature_id, fields in changes["creatures"].items():
+            if fields is None:
+                creatures.pop(creature_id, None)
+            elif creature_id in creatures:
+                creatures[creature_id] = {**creatures[creature_id], **fields}
+            else:
+                creatures[creature_id] = fields
+        out["creatures"] = creatures
+    for key, value in changes.items():
+        if key not in ("map", "creatures"):
+            out[key] = value
+    return out
+
+
+# -- recording ---------------------------------------------------------------------------
+class Recorder:
+    """Keyframes and deltas of a world's frames, taken after every pulse it runs."""
+
+    def __init__(self, world: World) -> None:
+        first = frame_of(world)
+        self.start_pulse: int = first["pulse"]
+        self.first_event = len(world.events)
+        self.keyframes: list[dict[str, Any]] = [copy.deepcopy(first)]
+        self.deltas: list[tuple[int, dict[str, Any]]] = []
+        self._last = first
+        self._last_key = self.keyframes[0]
+        self.meta = creature_meta(world)
+        # The cells each cast reached: [pulse, caster, spell, [[x, y], ...]], read from the
+        # Spell system's `world.cast_records` (the cast event does not carry them).
+        self.casts: list[list[Any]] = []
+        self._seen_casts: list[Any] = list(getattr(world, "cast_records", ()))
+
+    @property
+    def end_pulse(self) -> int:
+        """The pulse of the last frame taken."""
+        return int(self._last["pulse"])
+
+    def capture(self, world: World) -> None:
+        """Take the frame after a pulse (the World calls it at the end of each tick)."""
+        frame = frame_of(world)
+        for creature_id in frame["creatures"]:
+            if creature_id not in self.meta:
+                self.meta.update(creature_meta(world))
+                break
+        pulse = frame["pulse"]
+        self._take_casts(world, pulse - 1)
+        crossed = pulse // ROUND_PULSES > self._last["pulse"] // ROUND_PULSES
+        if crossed and {**frame, "pulse": self._last_key["pulse"]} != \
+                self._last_key:
+            self._last_key = copy.deepcopy(frame)
+            self.keyframes.append(self._last_key)
+        else:
+            expected = self._last
+            while expected["pulse"] < pulse:  # more than one when `World.skip` jumped
+                expected = predict(expected)
+            changes = diff(expected, frame)
+            if changes:
+                self.deltas.append((pulse, copy.deepcopy(changes)))
+        self._last = frame
+
+    def _take_casts(self, world: World, pulse: int) -> None:
+        records = list(getattr(world, "cast_records", ()))
+        for record in records:
+            if not any(record is seen for seen in self._seen_casts):
+                area = [[int(x), int(y)] for x, y in getattr(record, "area", ())]
+                self.casts.append([pulse, record.caster_id, record.spell, area])
+        self._seen_casts = records
+
+    def data(self, world: World) -> dict[str, Any]:
+        """Everything the page needs, as JSON-ready data."""
+        events = []
+        for event in world.events[self.first_event:]:
+            data = event.to_dict()
+            data["text"] = render_event(data)
+            events.append(data)
+        return {
+            "format": "affray-replay", "version": 1,
+            "name": world.name, "seed": world.seed,
+            "start": self.start_pulse, "end": self.end_pulse, "round": ROUND_PULSES,
+            "width": world.grid.width, "height": world.grid.height,
+            "legend": world.legend, "item_symbols": item_symbols(world),
+            "creatures": self.meta,
+            "keyframes": self.keyframes,
+            "deltas": [[pulse, changes] for pulse, changes in self.deltas],
+            "casts": self.casts,
+            "events": events,
+        }
+
+
+def creature_meta(world: World) -> dict[str, dict[str, Any]]:
+    """Each creature's fixed look: glyph (R-GRID: drawn by letter), player, template."""
+    from affray.components import Creature
+
+    world.enter()
+    meta = {}
+    for creature_id in world.by_id:
+        creature = world.component(creature_id, Creature)
+        meta[creature_id] = {"glyph": glyph_of(world, creature), "player": creature.player,
+                             "template": creature.template}
+    return meta
+
+
+def glyph_of(world: World, creature: Any) -> str:
+    """`@` for a player; else the template's `glyph`, or the first letter of the template
+    (k kobold, o orc_brute), or of the id when there is no template."""
+    if creature.player:
+        return "@"
+    template = world.content.creatures.get(creature.template) if creature.template else None
+    glyph = getattr(template, "glyph", None)
+    if isinstance(glyph, str) and glyph:
+        return glyph[0]
+    return (creature.template or creature.id or "?")[0]
+
+
+def item_symbols(world: World) -> dict[str, str]:
+    """Item name -> the glyph of its class, for every item the content knows."""
+    symbols = {}
+    for name, definition in world.content.items.items():
+        cls = definition.class_
+        symbols[name] = next((glyph for base, glyph in ITEM_SYMBOLS.items()
+                              if world.content.item_class_is(cls, base)), "*")
+    return symbols
+
+
+def start_recording(world: World) -> Recorder:
+    """Attach a recorder to the world: every later tick is recorded (`World.record`)."""
+    recorder = getattr(world, "recorder", None)
+    if recorder is None:
+        recorder = Recorder(world)
+        world.recorder = recorder
+    return recorder
+
+
+def record(world: World, pulses: int | None = None) -> Recorder:
+    """Record the world from now while running it `pulses` pulses (None: to its end)."""
+    recorder = start_recording(world)
+    world.run(pulses)
+    return recorder
+
+
+# -- decoding ------------------------------------------------------------------------------
+def decode_frame(data: dict[str, Any], pulse: int) -> dict[str, Any]:
+    """The frame at `pulse` from a replay's data (the page's script does the same)."""
+    if not data["start"] <= pulse <= data["end"]:
+        raise ValueError(f"pulse {pulse} is outside the replay ({data['start']}..{data['end']})")
+    key = max((k for k in data["keyframes"] if k["pulse"] <= pulse), key=lambda k: k["pulse"])
+    deltas = dict((p, changes) for p, changes in data["deltas"] if key["pulse"] < p <= pulse)
+    frame = copy.deepcopy(key)
+    for step in range(key["pulse"] + 1, pulse + 1):
+        frame = predict(frame)
+        if step in deltas:
+            frame = apply(frame, deltas[step])
+    return frame
+
+
+# -- the page -------------------------------------------------------------------------------
+def pack(data: dict[str, Any]) -> str:
+    """The data as gzip-compressed JSON in base64: the page inflates it with the browser's
+    DecompressionStream (no library), so a big fight stays a small file."""
+    raw = json.dumps(data, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack(blob: str) -> dict[str, Any]:
+    """The inverse of `pack` (tests read a page's data back with it)."""
+    return json.loads(gzip.decompress(base64.b64decode(blob)))
+
+
+def render_html(data: dict[str, Any]) -> str:
+    """The self-contained page: the template with the data and palette inlined."""
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("affray", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]))
+    template = environment.get_template("replay.html.j2")
+    return template.render(title=data["name"] or "affray replay", blob=pack(data),
+                           palette=json.dumps(PALETTE))
+
+
+def write_html(world: World, recorder: Recorder, path: str | Path) -> Path:
+    """Write the replay page of what `recorder` took from `world`; returns the path."""
+    path = Path(path)
+    path.write_text(render_html(recorder.data(world)), encoding="utf-8")
+    return path
+
+
+# The colours of the page and of the PNG render (affray.render), so both look alike.
+PALETTE: dict[str, str] = {
+    "floor": "#e9e4d8", "wall": "#4a4a4a", "water": "#4d8fd6", "ice_thin": "#cfe9f7",
+    "ice_thick": "#ffffff", "door": "#8b5a2b", "grid": "#d5cfc0", "fire": "#f26b1d",
+    "fire_core": "#ffd23f", "item": "#6b4e16", "player": "#2e7d32", "npc": "#b23a48",
+    "dead": "#777777", "hp_good": "#43a047", "hp_bad": "#e53935", "hp_back": "#333333",
+    "cast": "#ffe066", "arc": "#fff200", "water_arc": "#00e5ff", "push": "#7b1fa2",
+    "death": "#d50000", "select": "#ff9800",
+}

@@ -1,0 +1,227 @@
+"""The replay: keyframes and deltas decode back to every frame; the page is one
+self-contained file; `affray replay` and `World.replay_html` write it (issue 13)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+import affray
+from affray.cli import main as cli_main
+from affray.replay import (
+    ROUND_PULSES,
+    Recorder,
+    apply,
+    decode_frame,
+    diff,
+    frame_of,
+    predict,
+    unpack,
+)
+from affray.text import render_event
+
+ROOT = Path(__file__).resolve().parent.parent
+LAKE_STORM = ROOT / "tests" / "data" / "lake_storm.toml"
+
+IDLE = """
+name = "idle"
+pulses = {pulses}
+[map]
+rows = ["......", "......"]
+[[creatures]]
+id = "a"
+at = [0, 0]
+[[creatures]]
+id = "b"
+at = [5, 1]
+"""
+
+
+def frames_by_ticking(world: affray.World, pulses: int) -> dict[int, dict]:
+    """The frame after every pulse, stepping with tick() (no idle jumps)."""
+    frames = {world.pulse: frame_of(world)}
+    for _ in range(pulses):
+        world.tick()
+        frames[world.pulse] = frame_of(world)
+    return frames
+
+
+def page_data(path: Path) -> dict:
+    """The replay data inlined in a page."""
+    html = path.read_text(encoding="utf-8")
+    blob = re.search(r'<script id="replay-data"[^>]*>([^<]*)</script>', html)
+    assert blob is not None
+    return unpack(blob.group(1))
+
+
+@pytest.mark.parametrize("source", ["demo", "lake_storm"])
+def test_replay_decodes_back_to_every_frame(source):
+    """Every frame the recorder saw, keyframe or not, decodes back exactly, and each
+    keyframe is the snapshot (plus ice thickness) of its pulse."""
+    path = affray.builtin_scenario("demo") if source == "demo" else LAKE_STORM
+    world = affray.load_scenario(path)
+    recorder = world.record()
+    frames = frames_by_ticking(world, world.end_pulse)
+    data = recorder.data(world)
+    assert data["start"] == 0 and data["end"] == world.end_pulse
+    for pulse, frame in frames.items():
+        assert decode_frame(data, pulse) == frame, pulse
+    for key in data["keyframes"]:
+        snapshot = frames[key["pulse"]]
+        assert key == snapshot
+        assert {k: v for k, v in key.items() if k != "ice_cm"} == \
+            {k: v for k, v in snapshot.items() if k != "ice_cm"}
+    world.close()
+
+
+def test_keyframes_fall_on_rounds_only_when_something_changed():
+    """A keyframe at the start, then at most one a round, and only where the frame
+    differs from the last keyframe: a fight of a few rounds has a few."""
+    world = affray.load_scenario(affray.builtin_scenario("demo"))
+    recorder = world.record()
+    world.run()
+    pulses = [key["pulse"] for key in recorder.keyframes]
+    assert pulses[0] == 0
+    assert all(p % ROUND_PULSES == 0 for p in pulses)
+    assert len(pulses) <= world.pulse // ROUND_PULSES + 1
+    for earlier, later in zip(recorder.keyframes, recorder.keyframes[1:], strict=False):
+        assert {**earlier, "pulse": 0} != {**later, "pulse": 0}
+    world.close()
+
+
+def test_recording_through_idle_jumps_matches_ticking():
+    """World.run jumps idle pulses; the replay it records still decodes, at every pulse,
+    to the frames of the same world stepped tick by tick (lag counted down between)."""
+    path = affray.builtin_scenario("demo")
+    jumped = affray.load_scenario(path)
+    recorder = jumped.record()
+    jumped.run(200)
+    stepped = affray.load_scenario(path)
+    frames = frames_by_ticking(stepped, 200)
+    data = recorder.data(jumped)
+    for pulse in range(0, 201):
+        assert decode_frame(data, pulse) == frames[pulse], pulse
+    jumped.close()
+    stepped.close()
+
+
+def test_a_long_idle_fight_stays_small(make_world, tmp_path):
+    """10,000 idle pulses: one keyframe, no delta, a page about as big as an empty one,
+    whether the world ticks every pulse or jumps the idle stretch."""
+    for jump in (True, False):
+        world = make_world(IDLE.format(pulses=10_000))
+        recorder = world.record()
+        if jump:
+            world.run()
+        else:
+            for _ in range(10_000):
+                world.tick()
+        assert world.pulse == 10_000
+        assert len(recorder.keyframes) == 1
+        assert recorder.deltas == []
+        path = world.replay_html(tmp_path / f"idle-{jump}.html")
+        assert path.stat().st_size < 40_000
+        assert decode_frame(page_data(path), 9_999)["pulse"] == 9_999
+
+
+def test_lag_counting_down_costs_no_delta(make_world):
+    """R-LAG-1: wait counts down one a pulse; the prediction covers it, so the pulses
+    of a cast's 12 beats add nothing after the cast itself."""
+    world = make_world(IDLE.format(pulses=30))
+    world.set_wait("a", 12)
+    recorder = world.record()
+    frames = frames_by_ticking(world, 20)
+    assert frames[5]["creatures"]["a"]["wait"] == 7
+    assert recorder.deltas == []
+    data = recorder.data(world)
+    assert decode_frame(data, 5)["creatures"]["a"]["wait"] == 7
+    assert decode_frame(data, 20)["creatures"]["a"]["wait"] == 0
+
+
+def test_diff_and_apply_round_trip():
+    """diff/apply by hand: a row of the map, one creature's field, a new list."""
+    before = {"pulse": 3, "map": ["..", "~~"], "creatures": {
+        "a": {"at": [0, 0], "hp": 10, "wait": 2, "daze": 0},
+        "b": {"at": [1, 0], "hp": 5, "wait": 0, "daze": 0}}, "fires": [], "items": []}
+    after = copy.deepcopy(predict(before))
+    after["map"][1] = "~_"
+    after["creatures"]["b"]["hp"] = -2
+    after["fires"] = [{"at": [1, 1], "pulses_left": 9}]
+    changes = diff(predict(before), after)
+    assert changes == {"map": [[1, "~_"]], "creatures": {"b": {"hp": -2}},
+                       "fires": [{"at": [1, 1], "pulses_left": 9}]}
+    assert apply(predict(before), changes) == after
+    assert predict(before)["creatures"]["a"]["wait"] == 1
+    assert diff(after, after) == {}
+
+
+def test_page_is_self_contained_with_every_event_and_its_text(tmp_path):
+    """One file: the script and data inline, nothing fetched (no URL at all); every
+    event of the run is in it with its player text (affray.text)."""
+    world = affray.load_scenario(LAKE_STORM)
+    path = world.replay_html(tmp_path / "storm.html")
+    html = path.read_text(encoding="utf-8")
+    assert "://" not in html
+    assert "<link" not in html and " src=" not in html
+    data = page_data(path)
+    assert [event["text"] for event in data["events"]] == \
+        [render_event(event) for event in world.events]
+    assert data["creatures"]["kobold1"]["glyph"] == "k"
+    assert data["creatures"]["orc1"]["glyph"] == "o"
+    assert data["creatures"]["stormcaller"]["glyph"] == "@"
+    world.close()
+
+
+def test_casts_keep_the_cells_they_reached():
+    """The cells each cast reached come from the Spell system's cast records: one entry
+    per cast event, same pulse, caster and spell."""
+    world = affray.load_scenario(LAKE_STORM)
+    recorder = world.record()
+    world.run()
+    casts = [e for e in world.events if e.kind == "cast"]
+    assert [(c[0], c[1], c[2]) for c in recorder.casts] == \
+        [(e.pulse, e.actor, e.spell) for e in casts]
+    assert all(cells for *_head, cells in recorder.casts)
+    world.close()
+
+
+def test_replay_html_records_from_the_start_when_not_recording(tmp_path):
+    """`World.replay_html` on a fresh world records while running it to its end; on a
+    recording world it writes what was recorded."""
+    world = affray.load_scenario(affray.builtin_scenario("demo"))
+    path = world.replay_html(tmp_path / "a.html")
+    assert world.pulse == world.end_pulse
+    data = page_data(path)
+    assert (data["start"], data["end"]) == (0, world.end_pulse)
+    world.close()
+    world = affray.load_scenario(affray.builtin_scenario("demo"))
+    assert isinstance(world.record(), Recorder)
+    world.run(30)
+    data = page_data(world.replay_html(tmp_path / "b.html"))
+    assert (data["start"], data["end"]) == (0, 30)
+    world.close()
+
+
+def test_cli_replay_of_a_scenario_and_of_a_save(tmp_path, capsys):
+    """`affray replay SCENARIO|SAVE [--seed N] [--pulses N] -o FILE`."""
+    out = tmp_path / "demo.html"
+    scenario = str(affray.builtin_scenario("demo"))
+    assert cli_main(["replay", scenario, "--pulses", "40", "--seed", "3", "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    data = page_data(out)
+    assert (data["start"], data["end"], data["seed"]) == (0, 40, 3)
+
+    world = affray.load_scenario(scenario)
+    world.run(20)
+    save = tmp_path / "fight.save"
+    world.save(str(save))
+    world.close()
+    assert cli_main(["replay", str(save), "-o", str(out)]) == 0
+    data = page_data(out)
+    assert data["start"] == 20 and data["end"] >= 20
+    assert all(event["pulse"] >= 20 for event in data["events"])
+    assert cli_main(["replay", str(save), "--seed", "1", "-o", str(out)]) == 1
+    assert "--seed" in capsys.readouterr().err
