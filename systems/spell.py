@@ -33,6 +33,7 @@ from affray.systems.base import System
 from affray.systems.rules.casting import CastRecord
 from affray.systems.rules.magic import strike
 from affray.systems.rules.shapes import resolve_shape
+from affray.systems.rules.spell_level import cast_level
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -40,21 +41,13 @@ if TYPE_CHECKING:
 
 _RANK = {name: rank for rank, name in enumerate(POSITIONS)}
 CRITICAL_SHAPES = ("touch", "ray", "bolt")  # R-SHAPE-4: area shapes never crit
+# Why a cast failed, in words for its `cast_failed` event (R-LVL-3, R-LVL-4).
+_FAILURES = {"prayer": "no god hears a prayer from one without religion",
+             "skill_level_bonus": "its skill-level penalty leaves no power"}
 
 
 def _refuse(world: World, sheet: Sheet, reason: str) -> None:
     world.emit(Refused(world.pulse, sheet.id, "cast", reason))
-
-
-def cast_level(world: World, caster: Sheet, casting: Casting, distance: int) -> int:
-    """R-LVL-1..4 through `affray.systems.rules.spell_level`; 0 or below fails."""
-    try:
-        from affray.systems.rules.spell_level import spell_level
-    except ImportError:  # TEMPORARY until spell_level lands
-        return caster.modify_level
-
-    definition = world.content.spells[casting.spell]
-    return int(spell_level(world, caster, definition, distance))
 
 
 def roll_damage(world: World, record: CastRecord) -> None:
@@ -95,12 +88,14 @@ def resolve_cast(world: World, casting: Casting) -> CastRecord | None:
     if distance > reach:
         _refuse(world, caster, f"target {list(aim)} is out of range ({reach})")
         return None
-    level = cast_level(world, caster, casting, distance)
+    computed = cast_level(world, caster, definition, distance)  # R-LVL-1..3
+    level = computed.level
     target = casting.target if isinstance(casting.target, str) else aim
     world.emit(Cast(world.pulse, caster.id, casting.spell, level, casting.via, target))
     if level <= 0:  # R-LVL-4: a cast at level 0 or below fails
         world.emit(CastFailed(world.pulse, caster.id, casting.spell, level,
-                              f"spell level {level}"))
+                              _FAILURES.get(computed.refused or "",
+                                            f"spell level {level}")))
         return None
     shape = resolve_shape(world.grid, definition.shape, origin, aim, range_=definition.range,
                           radius=definition.radius, caster=caster.entity,
