@@ -7,7 +7,7 @@ Every test builds its world from scenario TOML, submits `Cast` actions, ticks, a
 `world.events`. Rolls are fixed by scenario-inline spells with whole-number damage, and the
 draws a rule compares are pinned (`pin_draws`), so an off-by-one at a boundary fails.
 
-The helpers here (`OpenRng`, `pin_draws`, `spell_toml`, `cast`, `events_of`) are shared by
+The helpers here (`pin_draws`, `spell_toml`, `cast`, `events_of`) are shared by
 test_spells.py and test_statuses.py.
 """
 
@@ -21,23 +21,14 @@ from conftest import four_sigma
 
 import affray
 from affray.defs import VIAS
-from affray.rng import Rng
 
 
 # -- helpers ------------------------------------------------------------------------------
-class OpenRng(Rng):
-    """The world's generator with an instance dict: a test may replace one of its draws
-    (percent, random, ...) on this one instance; the others stay the seeded stream.
-    (`Rng` has __slots__, so its own instances take no attributes.)"""
-
-
 def pin_draws(world: affray.World, monkeypatch: pytest.MonkeyPatch, draw: str,
               values: list[Any]) -> list[Any]:
     """Make `world.rng.<draw>()` return `values` one by one; one more call fails the test
     (so a test also pins how many draws a rule makes). `chance(n)` reads `percent()`, so
     pinning percent pins chance too. Returns the list of values handed out so far."""
-    rng = OpenRng.from_state(world.rng.state())
-    world.rng = rng
     queue = list(values)
     given: list[Any] = []
 
@@ -47,7 +38,7 @@ def pin_draws(world: affray.World, monkeypatch: pytest.MonkeyPatch, draw: str,
         given.append(queue.pop(0))
         return given[-1]
 
-    monkeypatch.setattr(rng, draw, pinned)
+    monkeypatch.setattr(world.rng, draw, pinned)
     return given
 
 
