@@ -21,6 +21,8 @@ from affray.systems.terrain import relabel_water
 from affray.world import World
 
 from .blows import melee_blows
+from .casts import spell_casts
+from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
 from .worlds import (
     CREATURE,
@@ -47,10 +49,17 @@ class Plan:
     warmup_pulses: int = 10
     blow_fighters: tuple[int, ...] = (100, 1_000)
     blow_rounds: int = 3
+    shape_radii: tuple[int, ...] = (1, 3, 5, 10)
+    shape_calls: int = 1_000
+    shape_repeats: int = 5
+    burst_repeats: int = 5
+    lake_side: int = 100
+    lake_repeats: int = 3
 
 
 QUICK = Plan(idle_creatures=(1_000,), idle_pulses=50, idle_repeats=3, worlds_per_block=10,
-             world_repeats=3, relabel_sides=(512,), relabel_repeats=3)
+             world_repeats=3, relabel_sides=(512,), relabel_repeats=3, shape_radii=(1, 5),
+             shape_calls=200, shape_repeats=3, burst_repeats=2, lake_side=20, lake_repeats=2)
 FULL = Plan(idle_creatures=(1_000, 10_000), idle_pulses=200, idle_repeats=7,
             worlds_per_block=50, world_repeats=7, relabel_sides=(512, 2048), relabel_repeats=7,
             blow_fighters=(100, 1_000, 10_000), blow_rounds=9)
@@ -270,4 +279,8 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("labellings", labellings),
     ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
                                                       plan.blow_rounds)),
+    ("spell shapes", lambda content, plan: spell_shapes(plan.shape_radii, plan.shape_calls,
+                                                        plan.shape_repeats)),
+    ("spell casts", lambda content, plan: spell_casts(plan.burst_repeats, plan.lake_side,
+                                                      plan.lake_repeats)),
 )

@@ -31,7 +31,7 @@ from affray.events import Cast, CastFailed, Refused
 from affray.grid import chebyshev
 from affray.systems.base import System
 from affray.systems.rules.casting import CastRecord
-from affray.systems.rules.magic import strike
+from affray.systems.rules.magic import prepare, strike
 from affray.systems.rules.shapes import resolve_shape
 from affray.systems.rules.spell_level import cast_level
 
@@ -106,6 +106,7 @@ def resolve_cast(world: World, casting: Casting) -> CastRecord | None:
         damage_type=world.content.damage_type(definition.type) or definition.type,
         via=casting.via, level=level, origin=origin, target=target, centre=shape.centre,
         area=list(shape.area), effect_cells=list(shape.effect_cells))
+    prepare(world, record)
     roll_damage(world, record)
     for entity in shape.victims:  # R-SHAPE-6: spawn order
         victim = world.sheets.get(entity)

@@ -70,6 +70,12 @@ class CastRecord:
     area: list[Cell] = field(default_factory=list)
     effect_cells: list[Cell] = field(default_factory=list)
     strikes: list[Strike] = field(default_factory=list)
+    # Worked out once per cast rather than once per creature struck (a lake can hold
+    # thousands): the damage flags, what the caster's hitroll pierces armor with, and
+    # whether the spell has effects beyond its damage.
+    flags: int = 0
+    pierce: float = 0.0
+    has_effects: bool = False
 
     @property
     def area_spell(self) -> bool:

@@ -52,6 +52,18 @@ def cast_flags(record: CastRecord) -> int:
     return PRAYER_FLAGS if record.definition.prayer else SPELL_FLAGS
 
 
+def prepare(world: World, record: CastRecord) -> None:
+    """Work out once per cast what every strike of it shares (flags, armor pierce,
+    whether it has effects beyond damage)."""
+    definition = record.definition
+    record.flags = cast_flags(record)
+    caster = world.sheets.get(record.caster)
+    if caster is not None:  # R-HIT-7: a spell hit pierces with the hitroll at 100%
+        record.pierce = effective_hitroll(caster, 100, world.content)
+    record.has_effects = bool(definition.wait or definition.daze or definition.dispel
+                              or definition.stun != "none")
+
+
 def necrotic_bonus(dam: int, victim: Sheet) -> int:
     """R-NECRO-1: half again, rounded down, against a creature below 50% of its hit
     points (hp * 2 < max_hp, exact in integers): 7 -> 10, 10 -> 15."""
@@ -76,7 +88,7 @@ def strike(world: World, record: CastRecord, victim: Sheet, cause: str) -> Strik
         # R-NECRO-1: the undead are immune to necrotic harm.
         world.emit(Immune(world.pulse, record.caster_id, victim.id, damage_type))
         return result
-    flags = cast_flags(record)
+    flags = record.flags
     saved = False
     if definition.save != "none":
         saved = saves_spell(world, record.level, victim, damage_type, caster, flags)
@@ -90,8 +102,7 @@ def strike(world: World, record: CastRecord, victim: Sheet, cause: str) -> Strik
         hit = Hit(source=caster, victim=victim, dam=dam, damage_type=damage_type,
                   flags=flags, melee=False, cause=cause, spell=record.spell,
                   critical=record.critical, saved=saved)
-        if caster is not None:  # R-HIT-7: a spell hit pierces with hitroll at 100%
-            hit.pierce = effective_hitroll(caster, 100, world.content)
+        hit.pierce = record.pierce  # R-HIT-7: the caster's hitroll at 100%
         try:
             result.amount = damage_hit(world, hit)
         except VictimDeath:
@@ -100,7 +111,7 @@ def strike(world: World, record: CastRecord, victim: Sheet, cause: str) -> Strik
             return result
     if result.harmed:
         type_rules(world, record, victim)
-    if not saved and victim.vitals.alive:
+    if record.has_effects and not saved and victim.vitals.alive:
         spell_effects(world, record, victim)
     return result
 
