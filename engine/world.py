@@ -29,7 +29,7 @@ from affray.components import (
 )
 from affray.content_loader import Content
 from affray.creatures import CreatureValues
-from affray.errors import ActionError
+from affray.errors import ActionError, ClosedWorldError, UsageError
 from affray.events import Event, Refused
 from affray.grid import Grid
 from affray.rng import Rng
@@ -43,7 +43,7 @@ from affray.systems.rules.sheet import Sheet, build_sheet
 from affray.systems.rules.statuses import begin as begin_statuses
 from affray.systems.rules.statuses import rebuild_status_index
 from affray.systems.terrain import relabel_water
-from affray.validate import check_action, living_target
+from affray.validate import check_action, check_count, living_target
 
 _contexts = itertools.count(1)
 
@@ -105,9 +105,9 @@ class World:
     # -- esper context -------------------------------------------------------------------
     def enter(self) -> None:
         """Make this world's esper context the current one (every entry point calls it)."""
+        if not self._finalizer.alive:
+            raise ClosedWorldError("this World was closed: load or build a new one")
         if esper.current_world != self.context:
-            if not self._finalizer.alive:
-                raise RuntimeError("this World was closed")
             esper.switch_world(self.context)
 
     def close(self) -> None:
@@ -220,14 +220,21 @@ class World:
         rebuild_status_index(self)
 
     def sheet(self, creature_id: str) -> Sheet:
-        """The sheet (component references) of a creature by id."""
-        return self.sheets[self.by_id[creature_id]]
+        """The sheet (component references) of a creature by id; ActionError if unknown."""
+        try:
+            return self.sheets[self.by_id[creature_id]]
+        except (KeyError, TypeError):  # TypeError: an unhashable id, e.g. a list
+            raise ActionError(f"unknown creature {creature_id!r} (known: "
+                              f"{', '.join(self.by_id) or 'none'})") from None
 
     def start_fight(self, attacker_id: str, victim_id: str) -> None:
         """Make two creatures fight (the victim fights back unless already fighting)."""
         from affray.systems.melee import start_fight
+        from affray.validate import check_fight
 
+        self.enter()
         attacker, victim = self.sheet(attacker_id), self.sheet(victim_id)
+        check_fight(attacker, victim)  # ActionError, nothing changed
         start_fight(self, attacker, victim)
         self.fighting.update((attacker.entity, victim.entity))
 
@@ -314,14 +321,16 @@ class World:
         from affray.systems.rules.lag import script_set_lag
 
         self.enter()
-        return script_set_lag(self, self.sheet(creature_id), "wait", pulses)
+        sheet = self.sheet(creature_id)
+        return script_set_lag(self, sheet, "wait", check_count(pulses, "set_wait: pulses"))
 
     def set_daze(self, creature_id: str, pulses: int) -> int:
         """The scripting field `daze`, as `set_wait` (R-LAG-7). Returns the new daze."""
         from affray.systems.rules.lag import script_set_lag
 
         self.enter()
-        return script_set_lag(self, self.sheet(creature_id), "daze", pulses)
+        sheet = self.sheet(creature_id)
+        return script_set_lag(self, sheet, "daze", check_count(pulses, "set_daze: pulses"))
 
     def daze_of(self, creature_id: str) -> int:
         """The creature's daze in pulses (R-LAG-1)."""
@@ -346,12 +355,17 @@ class World:
         queue.pending.append(action)
         self.ready.add(entity)
 
-    def preview(self, actor: str, spell: str,
-                target: str | tuple[int, int]) -> list[tuple[int, int]]:
+    def preview(self, actor: str, spell: str, target: str | tuple[int, int],
+                reveal: bool = False) -> Any:
         """The cells a cast of `spell` by `actor` at `target` would reach: the shape's
         area and nothing else (R-ELEC-7): no arcs, no water spread, no randomness drawn,
         the world unchanged. The cast is checked as `submit` checks it (ActionError), from
         where the actor will stand when it would run (after its queued moves).
+
+        `reveal=True` is for tools and AI, not for a player's aim: a dict with `cells`
+        (as above), `struck` (the ids the shape itself strikes, in spawn order) and
+        `water` (for electricity, the ids the water bodies of those struck would carry the
+        cast to if they were harmed, in spawn order; never the random arcs).
         """
         from affray.actions import Cast
         from affray.systems.rules.shapes import resolve_shape
@@ -371,7 +385,27 @@ class World:
             self.grid, definition.shape, projected_cell(caster), aim, range_=definition.range,
             radius=definition.radius, caster=caster, target=struck,
             spawn_of=lambda entity: esper.component_for_entity(entity, Spawn).number)
-        return list(shape.area)
+        if not reveal:
+            return list(shape.area)
+        return {"cells": list(shape.area), "struck": [self.sheets[e].id for e in shape.victims],
+                "water": self._water_reach(definition.type, shape.victims)}
+
+    def _water_reach(self, spell_type: str, victims: tuple[int, ...]) -> list[str]:
+        """The creatures the water would carry an electricity cast to from `victims`
+        (R-ELEC-3), in spawn order, the victims themselves left out."""
+        from affray.grid import Terrain
+        from affray.systems.arc import body_members
+
+        if self.content.damage_type(spell_type) != "lightning":
+            return []
+        labels = {int(self.grid.body[self.sheets[e].position.y, self.sheets[e].position.x])
+                  for e in victims
+                  if self.grid.terrain[self.sheets[e].position.y,
+                                       self.sheets[e].position.x] == Terrain.WATER}
+        carried = {member for label in labels if label
+                   for member in body_members(self, label)} - set(victims)
+        return [self.sheets[e].id for e in sorted(carried,
+                                                  key=lambda e: self.sheets[e].spawn.number)]
 
     # -- running ------------------------------------------------------------------------------
     def tick(self) -> None:
@@ -398,7 +432,9 @@ class World:
         at the end as usual, with no `settled` event.
         """
         if until not in (None, "settled"):
-            raise ValueError(f"run: until must be None or 'settled', not {until!r}")
+            raise UsageError(f"run: until must be None or 'settled', not {until!r}")
+        if pulses is not None:
+            check_count(pulses, "run: pulses")
         self.enter()
         if pulses is None:
             end = max(self.pulse, self.end_pulse or 0)

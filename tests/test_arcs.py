@@ -333,3 +333,18 @@ def test_r_elec_4_property_no_creature_struck_twice_and_none_out_of_reach(seed, 
             assert any(rows[positions[s][1]][positions[s][0]] == "~" for s in seen)
         seen.append(victim)
     world.close()
+
+
+def test_r_elec_7_preview_reveal_lists_whom_the_water_would_carry_it_to():
+    """R-ELEC-7 keeps the aim to the cells; `reveal=True` (for tools and AI) adds the
+    creatures the shape strikes and those its water body would carry the cast to, in
+    spawn order, never the random arcs, and changes nothing."""
+    world = world_from_text(scenario(POND, [
+        ("mage", (0, 1), ""), ("a", (3, 1), ""), ("b", (6, 2), ""), ("dry", (9, 3), ""),
+        ("c", (2, 2), "")]))
+    state = world.snapshot()
+    revealed = world.preview("mage", "zap", "a", reveal=True)
+    assert revealed == {"cells": [(1, 1), (2, 1), (3, 1)], "struck": ["a"],
+                        "water": ["b", "c"]}
+    assert world.preview("mage", "zap", "a") == revealed["cells"]
+    assert world.snapshot() == state and world.events == []
