@@ -12,6 +12,7 @@ import math
 
 import pytest
 from conftest import duel_text, four_sigma
+from test_magic import cast, kinds, pin_draws
 
 import affray
 from affray.content_loader import _parse_defaults, build_content
@@ -56,9 +57,10 @@ def fixed_draws(monkeypatch, percent=None, permille=None):
     monkeypatch.setattr(Rng, "number_range", fixed_range)
 
 
-def world_with_saves(saves_table, attacker="level = 20", victim="level = 20"):
+def world_with_saves(saves_table, attacker="level = 20", victim="level = 20", extra=""):
     """A duel built on content whose whole saves table is `saves_table` (None: no saves
-    table at all), as a game's own content files would give it."""
+    table at all), as a game's own content files would give it; `extra` is scenario text
+    (inline content) layered on top."""
     raw, sources = _parse_defaults()
     raw = copy.deepcopy(raw)
     if saves_table is None:
@@ -66,7 +68,7 @@ def world_with_saves(saves_table, attacker="level = 20", victim="level = 20"):
     else:
         raw["saves"] = saves_table
     base = build_content(raw, sources)
-    spec, scenario = parse_scenario(duel_text(attacker, victim), "test.toml")
+    spec, scenario = parse_scenario(duel_text(attacker, victim, extra), "test.toml")
     return build_world(spec, scenario, "test.toml", content=base)
 
 
@@ -403,3 +405,91 @@ def test_r_save_9_dispel_follows_the_running_model(duel, monkeypatch):
     world.add_affect("v", "blind", level=20)
     fixed_draws(monkeypatch, percent=59)  # model 0: 50 + 5*(20 - 18) = 60
     assert dispel(world, world.sheet("v"), 18) == [("blind", False)]
+
+
+# -- end to end: a scenario cast, the `damage` event's `saved` ------------------------------
+COLD = ('[content.spells.frost]\ntype = "cold"\nshape = "bolt"\nrange = 8\ndamage = "21"\n'
+        '[content.spells.allure]\ntype = "charm"\nshape = "bolt"\nrange = 8\ndamage = "21"\n')
+
+
+def cast_and_save(world, monkeypatch, draw, value, spell="frost"):
+    """Cast `spell` from "a" at "v" through the Spell system with the save's one draw
+    pinned (`draw` is "percent" or "number_range"; the other kind may not be drawn);
+    the `saved` of the damage event."""
+    other = "number_range" if draw == "percent" else "percent"
+    pin_draws(world, monkeypatch, draw, [value])
+    pin_draws(world, monkeypatch, other, [])
+    log = cast(world, "a", spell, "v")
+    damage = [event for event in log if event["kind"] == "damage"]
+    assert len(damage) == 1
+    return damage[0]["saved"]
+
+
+@pytest.mark.parametrize(("rule", "caster", "victim", "extra", "draw", "boundary"), [
+    ("R-SAVE-2", "level = 30", "level = 33", "", "percent", 52),
+    ("R-SAVE-3", "level = 30", "level = 33", MODEL_1, "number_range", 490),
+    ("R-SAVE-4", "level = 40", "level = 50\nsaving_throw = 20", MODEL_1, "number_range", 340),
+    ("R-SAVE-5", "level = 30", 'level = 33\naffects = ["berserk"]', "", "percent", 58),
+    ("R-SAVE-5", "level = 30", 'level = 33\naffects = ["berserk"]', MODEL_1, "number_range",
+     570),
+])
+def test_r_save_2_to_5_end_to_end(duel, monkeypatch, rule, caster, victim, extra, draw,
+                                  boundary):
+    """R-SAVE-1..5 end to end: an NPC casts at its level (R-LVL-1); the victim's save in
+    the `damage` event flips exactly at the boundary: model 0 52 (40 + 3*4), model 1 49%
+    = 490 (40 + 3*3), cursed 34% = 340, berserk 58 (+ 33/5) and 57% = 570 (+ 5 + 33/10)."""
+    assert rule
+    world = duel(caster, "hp = 100\n" + victim, extra=COLD + extra)
+    assert cast_and_save(world, monkeypatch, draw, boundary - 1) is True
+    world = duel(caster, "hp = 100\n" + victim, extra=COLD + extra)
+    assert cast_and_save(world, monkeypatch, draw, boundary) is False
+
+
+def test_r_save_1_a_missing_knob_runs_model_0_end_to_end(monkeypatch):
+    """R-SAVE-1 end to end: content asking for model 1 without `tau` rolls the percent
+    save of model 0 (52 at these levels) in a real cast."""
+    knobs = {k: v for k, v in KNOBS.items() if k != "tau"}
+    world = world_with_saves({"model": 1, "model1": knobs}, "level = 30",
+                             "level = 33\nhp = 100", extra=COLD)
+    assert cast_and_save(world, monkeypatch, "percent", 51) is True
+    world = world_with_saves({"model": 1, "model1": knobs}, "level = 30",
+                             "level = 33\nhp = 100", extra=COLD)
+    assert cast_and_save(world, monkeypatch, "percent", 52) is False
+
+
+def test_r_save_6_7_8_end_to_end(duel, monkeypatch):
+    """R-SAVE-7 end to end: a charm spell at a victim 6 charisma behind saves at 40 - 12
+    = 28; R-SAVE-8: the caster's on-saves hook (-25) leaves 15; R-SAVE-6: immune, no roll
+    and an `immune` event."""
+    charm = duel("level = 30\nstats = { cha = 20 }", "level = 30\nhp = 100\n"
+                 "stats = { cha = 14 }", extra=COLD)
+    assert cast_and_save(charm, monkeypatch, "percent", 27, spell="allure") is True
+    charm = duel("level = 30\nstats = { cha = 20 }", "level = 30\nhp = 100\n"
+                 "stats = { cha = 14 }", extra=COLD)
+    assert cast_and_save(charm, monkeypatch, "percent", 28, spell="allure") is False
+    for draw, saved in ((14, True), (15, False)):
+        hooked = duel('level = 30\naffects = ["magic_concentrate"]', "level = 30\nhp = 100",
+                      extra=COLD)
+        hooked.rules.add_hook("on_saves", ("affect", "magic_concentrate"),
+                              lambda value, caster, victim, w: value - 25)
+        assert cast_and_save(hooked, monkeypatch, "percent", draw) is saved
+    immune = duel("level = 30", 'level = 30\nhp = 100\nimm = ["cold"]', extra=COLD)
+    pin_draws(immune, monkeypatch, "percent", [])
+    assert kinds(cast(immune, "a", "frost", "v")) == ["cast", "immune"]
+
+
+def test_r_save_9_dispel_end_to_end(duel, monkeypatch):
+    """R-SAVE-9 end to end: a dispel spell cast at level 30 (an NPC caster) tries the
+    victim's affects in name order: blind (level 30: 50) resists on 49 and drops to 29,
+    haste (0: 5) goes on 5; the ring's sanctuary is never tried (R-IMM-6)."""
+    spell = ('[content.spells.unmake]\ntype = "other"\nshape = "bolt"\nrange = 8\n'
+             'damage = 0\nsave = "none"\ndispel = true\n')
+    ring = RING.replace('["haste"]', '["sanctuary"]')
+    world = duel("level = 30", 'affects = ["haste"]\nwear = ["ring"]', extra=spell + ring)
+    world.add_affect("v", "blind", level=30)
+    pin_draws(world, monkeypatch, "percent", [49, 5])
+    log = cast(world, "a", "unmake", "v")
+    assert [(e["affect"], e["removed"]) for e in log if e["kind"] == "dispelled"] == [
+        ("blind", False), ("haste", True)]
+    assert world.sheet("v").affects.levels == {"sanctuary": -2, "blind": 29}
+    assert world.snapshot()["creatures"]["v"]["affects"] == ["sanctuary", "blind"]
