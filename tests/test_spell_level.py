@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from test_magic import cast, events_of, pin_draws
 
 import affray
 from affray.systems.rules.spell_level import (
@@ -376,3 +377,47 @@ def test_r_lvl_3_bad_spell_group_fails_at_load(duel):
     curative."""
     with pytest.raises(affray.ContentError, match=r"probe.*group"):
         duel(extra=probe('group = "curses"\n'))
+
+
+# -- end to end: the `cast` event's level ----------------------------------------------------
+def cast_events(world, monkeypatch, percents=()):
+    """Cast the probe spell from "a" at "v" (distance 1) through the Spell system, with
+    number_percent() pinned to `percents` (each used once, none more); its cast events."""
+    pin_draws(world, monkeypatch, "percent", list(percents))
+    log = cast(world, "a", "probe", "v")
+    return [event for event in log if event["kind"] in ("cast", "cast_failed")]
+
+
+@pytest.mark.parametrize(("caster", "percents", "level"), [
+    ('level = 30\nremorts = 3\nprofession = "warrior"', None, 33),  # R-LVL-1: an NPC
+    ('player = true\nlevel = 30\nremorts = 3\nprofession = "warrior"', (), 28),  # R-LVL-2
+    ('player = true\nlevel = 47\nprofession = "witch"\nclan = "shalafi"\n'
+     'affects = ["magic_concentrate"]\nstats = { int = 28 }', (), 62),  # 46 -> 55 -> 62
+    ('player = true\nlevel = 47\nprofession = "witch"\nskills = { spell_craft = 60 }',
+     (59,), 47),
+    ('player = true\nlevel = 47\nprofession = "witch"\nskills = { spell_craft = 60 }',
+     (60,), 45),
+])
+def test_r_lvl_1_to_3_end_to_end(duel, monkeypatch, caster, percents, level):
+    """R-LVL-1..3 end to end: the `cast` event carries the spell level: an NPC at its
+    modify level 33; a player warrior 33 - 5 = 28; a Shalafi witch with magic
+    concentrate 1 cell away and intelligence 28: 45 -> 46 -> int(1.20469 * 46) = 55 ->
+    62; spell craft 60 at the roll boundary (59: 47, 60: 45)."""
+    world = duel(caster, "hp = 1000", extra=probe('save = "none"\n'))  # no save roll
+    events = cast_events(world, monkeypatch, percents or ())
+    assert [(e["kind"], e["level"]) for e in events] == [("cast", level)]
+
+
+@pytest.mark.parametrize(("caster", "spell", "level"), [
+    ('player = true\nlevel = 49\nprofession = "cleric"', PRAYER, 0),
+    ('player = true\nlevel = 3\nprofession = "warrior"\nskill_level_bonus = -1', "", 0),
+])
+def test_r_lvl_4_a_cast_at_0_fails_end_to_end(duel, monkeypatch, caster, spell, level):
+    """R-LVL-4 end to end: a prayer refused for want of religion (47 * 2 / 100 = 0) and
+    a skill-level bonus of -1 on a level-1 cast both log `cast` at level 0, then
+    `cast_failed`, and strike no one."""
+    world = duel(caster, "hp = 1000", extra=probe(spell + 'save = "none"\ndamage = 5\n'))
+    events = cast_events(world, monkeypatch)
+    assert [(e["kind"], e["level"]) for e in events] == [("cast", level),
+                                                         ("cast_failed", level)]
+    assert events_of(world, "damage") == []
