@@ -5,9 +5,10 @@ built only from what the engine already makes (the snapshot and the event log).
 A `Recorder` takes a frame after every pulse (`World.snapshot()` plus the ice
 thickness of each ice cell) and keeps:
 
-- a *keyframe* (the whole frame) at the start, and at each round boundary (every 12
-  pulses) only if the frame differs from the previous keyframe: a long idle fight
-  makes no new keyframes at all;
+- a *keyframe* (the whole frame) at the start, and on a round boundary (every 12
+  pulses) only if the frame differs from the previous keyframe, and the deltas since
+  weigh a quarter of a keyframe or ten rounds have passed: a long idle fight makes no
+  new keyframe at all, and a 1,000-creature battle is not a keyframe a round;
 - a *delta* for a pulse only where the frame differs from what the previous frame
   predicts. The prediction is that every `wait`, `daze` and fire's `pulses_left` counts
   down by one (R-LAG-1): a creature serving out its lag costs nothing per pulse.
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from affray.world import World
 
 ROUND_PULSES = 12  # R-TIME-2: a round is 12 pulses; a keyframe may fall on each
+KEY_GAP_ROUNDS = 10  # at most this many rounds between keyframes while things change
 # Creature fields that count down by one a pulse on their own (R-LAG-1).
 COUNTDOWN_FIELDS = ("wait", "daze")
 
@@ -70,6 +72,7 @@ def predict(frame: dict[str, Any]) -> dict[str, Any]:
     out["creatures"] = creatures
     if frame.get("fires"):
         out["fires"] = [{**fire, "pulses_left": fire["pulses_left"] - 1}
+                        if isinstance(fire.get("pulses_left"), int) else fire
                         for fire in frame["fires"]]
     return out
 
@@ -140,6 +143,8 @@ class Recorder:
         self.deltas: list[tuple[int, dict[str, Any]]] = []
         self._last = first
         self._last_key = self.keyframes[0]
+        self._key_bytes = _size(first)
+        self._delta_bytes = 0
         self.meta = creature_meta(world)
         # The cells each cast reached: [pulse, caster, spell, [[x, y], ...]], read from the
         # Spell system's `world.cast_records` (the cast event does not carry them).
@@ -160,19 +165,31 @@ class Recorder:
                 break
         pulse = frame["pulse"]
         self._take_casts(world, pulse - 1)
-        crossed = pulse // ROUND_PULSES > self._last["pulse"] // ROUND_PULSES
-        if crossed and {**frame, "pulse": self._last_key["pulse"]} != \
-                self._last_key:
+        expected = self._last
+        while expected["pulse"] < pulse:  # more than one when `World.skip` jumped
+            expected = predict(expected)
+        changes = diff(expected, frame)
+        if self._keyframe_due(frame, changes):
             self._last_key = copy.deepcopy(frame)
             self.keyframes.append(self._last_key)
-        else:
-            expected = self._last
-            while expected["pulse"] < pulse:  # more than one when `World.skip` jumped
-                expected = predict(expected)
-            changes = diff(expected, frame)
-            if changes:
-                self.deltas.append((pulse, copy.deepcopy(changes)))
+            self._key_bytes = _size(frame)
+            self._delta_bytes = 0
+        elif changes:
+            self.deltas.append((pulse, copy.deepcopy(changes)))
+            self._delta_bytes += _size(changes)
         self._last = frame
+
+    def _keyframe_due(self, frame: dict[str, Any], changes: dict[str, Any]) -> bool:
+        """A keyframe on a round boundary, if the frame changed since the last one and
+        the deltas since then weigh a quarter of a keyframe, or KEY_GAP_ROUNDS passed:
+        a page seeks fast, and a big world's keyframes do not swamp its deltas."""
+        pulse, last = frame["pulse"], self._last_key["pulse"]
+        if pulse // ROUND_PULSES <= self._last["pulse"] // ROUND_PULSES:
+            return False
+        if self._delta_bytes + _size(changes) < self._key_bytes // 4 and \
+                pulse - last < KEY_GAP_ROUNDS * ROUND_PULSES:
+            return False
+        return {**frame, "pulse": last} != self._last_key
 
     def _take_casts(self, world: World, pulse: int) -> None:
         records = list(getattr(world, "cast_records", ()))
@@ -201,6 +218,11 @@ class Recorder:
             "casts": self.casts,
             "events": events,
         }
+
+
+def _size(data: Any) -> int:
+    """Bytes of compact JSON: what a keyframe or delta weighs in the page."""
+    return len(json.dumps(data, separators=(",", ":")))
 
 
 def creature_meta(world: World) -> dict[str, dict[str, Any]]:

@@ -92,6 +92,36 @@ def test_keyframes_fall_on_rounds_only_when_something_changed():
     world.close()
 
 
+def melee_text(pairs: int, pulses: int) -> str:
+    """`pairs` warriors each fighting an orc or a kobold beside it on an open floor."""
+    width = 3 * 10 + 2
+    rows = ["#" * width] + ["#" + "." * (width - 2) + "#"] * (pairs // 10 + 1) + ["#" * width]
+    lines = [f'name = "melee"\nseed = 5\npulses = {pulses}\n[map]\nrows = {rows!r}']
+    for i in range(pairs):
+        x, y = 1 + 3 * (i % 10), 1 + i // 10
+        foe = "kobold" if i % 2 else "orc_brute"
+        lines.append(f'[[creatures]]\nid = "w{i}"\ntemplate = "human_warrior"\nat = [{x}, {y}]'
+                     f'\n[[creatures]]\nid = "f{i}"\ntemplate = "{foe}"\nat = [{x + 1}, {y}]'
+                     f'\nfighting = "w{i}"')
+    return "\n".join(lines).replace("'", '"')
+
+
+def test_a_crowded_melee_keyframes_on_rounds_and_decodes_everywhere(make_world):
+    """40 fights at once for 400 pulses: several keyframes, each on a round boundary and
+    each the snapshot of its pulse; every pulse between decodes exactly."""
+    world = make_world(melee_text(40, 400))
+    recorder = world.record()
+    frames = frames_by_ticking(world, 400)
+    data = recorder.data(world)
+    pulses = [key["pulse"] for key in data["keyframes"]]
+    assert len(pulses) >= 3
+    assert all(p % ROUND_PULSES == 0 for p in pulses)
+    for key in data["keyframes"]:
+        assert key == frames[key["pulse"]]
+    for pulse, frame in frames.items():
+        assert decode_frame(data, pulse) == frame, pulse
+
+
 def test_recording_through_idle_jumps_matches_ticking():
     """World.run jumps idle pulses; the replay it records still decodes, at every pulse,
     to the frames of the same world stepped tick by tick (lag counted down between)."""

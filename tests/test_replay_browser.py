@@ -137,6 +137,14 @@ def check_page(page: Page, snapshots: dict[int, dict], events: list) -> None:
     assert page.errors == []
 
 
+def screenshot(page: Page, path: Path) -> None:
+    """The page's heading, board, controls and text, cropped to what is drawn."""
+    box = page.js("(() => { const r = document.getElementById('main')"
+                  ".getBoundingClientRect(); return [r.right, r.bottom]; })()")
+    page.page.screenshot(path=str(path), clip={"x": 0, "y": 0, "width": box[0] + 12,
+                                               "height": box[1] + 12})
+
+
 def click_creature(page: Page, at: list[int]) -> None:
     cell = page.js("affray.data().width") and page.js(
         "document.getElementById('board').width / affray.data().width")
@@ -158,7 +166,11 @@ def test_demo_replay_plays_in_a_browser(browser, tmp_path):
         sheet = page.page.text_content("#sheet")
         assert sheet.startswith("kobold")
         assert f"hp       {kobold['hp']} / {kobold['max_hp']}" in sheet
-        page.page.screenshot(path=str(tmp_path / "replay-demo.png"))
+        casts = [event for event in events if event.kind == "cast"]
+        showcase = next((e for e in casts if e.spell == "fireball"), casts[0] if casts else None)
+        if showcase is not None:  # the README's picture: a cast, the kobold's sheet
+            page.js(f"affray.seekPulse({showcase.pulse})")
+        screenshot(page, tmp_path / "replay-demo.png")
         if os.environ.get("AFFRAY_UPDATE_DOCS_IMG") == "1":
             shutil.copy(tmp_path / "replay-demo.png", ROOT / "docs" / "img" / "replay-demo.png")
         assert page.errors == []
@@ -176,7 +188,10 @@ def test_lake_storm_replay_plays_in_a_browser(browser, tmp_path):
         for cast in (event for event in events if event.kind == "cast"):
             page.js(f"affray.seekPulse({cast.pulse})")
             assert render_event(cast) in page.page.text_content("#text")
-        page.page.screenshot(path=str(tmp_path / "replay-storm.png"))
+        strikes = [event for event in events if event.kind == "damage" and event.cause == "water"]
+        if strikes:
+            page.js(f"affray.seekPulse({strikes[-1].pulse})")
+        screenshot(page, tmp_path / "replay-storm.png")
         if os.environ.get("AFFRAY_UPDATE_DOCS_IMG") == "1":
             shutil.copy(tmp_path / "replay-storm.png",
                         ROOT / "docs" / "img" / "replay-storm.png")

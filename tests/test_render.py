@@ -1,0 +1,176 @@
+"""`affray render`: ASCII with glyphs and a legend, a save or a pulse, and `--png`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import affray
+from affray.cli import main as cli_main
+from affray.render import ascii_frame, render_ascii
+from affray.replay import PALETTE, creature_meta, frame_of
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = str(affray.builtin_scenario("demo"))
+
+SKIRMISH = """
+name = "skirmish"
+[map]
+rows = ["#########", "#...~~_.#", "#...~~..#", "#.......#", "####+####"]
+[[creatures]]
+id = "hero"
+template = "human_warrior"
+at = [1, 1]
+[[creatures]]
+id = "kobold1"
+template = "kobold"
+at = [2, 2]
+[[creatures]]
+id = "brute"
+template = "orc_brute"
+at = [6, 3]
+[[items]]
+at = [3, 3]
+item = "scroll"
+[[items]]
+at = [7, 3]
+item = "wooden_chest"
+"""
+
+DOORS_AND_ICE = """
+name = "doors"
+[map]
+rows = [
+  "#######",
+  "#.~~_.#",
+  "#.....#",
+  "#'#/#+#",
+]
+[[creatures]]
+id = "gob"
+template = "goblin"
+at = [1, 1]
+[[creatures]]
+id = "rat"
+at = [5, 2]
+[[items]]
+at = [3, 2]
+item = "scroll"
+[content.creatures.goblin]
+glyph = "G"
+hp = 5
+"""
+
+
+def rendered(args: list[str], capsys) -> tuple[int, str, str]:
+    status = cli_main(["render", *args])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_ascii_draws_monsters_by_template_letter_and_players_as_at(tmp_path, capsys):
+    """k kobold, o orc_brute, @ for each player; the legend maps each letter to its id,
+    and names the terrain, the items, the chest and the door."""
+    path = tmp_path / "skirmish.toml"
+    path.write_text(SKIRMISH, encoding="utf-8")
+    status, out, _err = rendered([str(path)], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "skirmish - start"
+    assert lines[1:6] == ["#########", "#@..~~_.#", "#.k.~~..#", "#..?..o=#", "####+####"]
+    legend = lines[6]
+    for part in ("# wall", "~ water", "_ ice (10 cm)", "+ door", "? item (scroll)", "= chest"):
+        assert part in legend
+    key = {line.split()[1]: line.split()[0] for line in lines[7:]}
+    assert key == {"hero": "@", "kobold1": "k", "brute": "o"}
+
+
+def test_ascii_template_glyph_broken_and_open_doors(make_world):
+    """A template's `glyph` wins over its first letter; a creature without a template
+    uses its id's; open and broken doors keep their legend symbols and are named."""
+    world = make_world(DOORS_AND_ICE)
+    text = render_ascii(world)
+    lines = text.splitlines()
+    assert lines[2] == "#G~~_.#" and lines[3] == "#..?.r#" and lines[4] == "#'#/#+#"
+    assert "' open door" in lines[5] and "/ broken door" in lines[5]
+    assert "  G gob " in text and "  r rat " in text
+
+
+def test_a_bad_glyph_is_a_content_error_naming_the_field(tmp_path, capsys):
+    """A glyph is one character: two are refused, naming the template and field."""
+    path = tmp_path / "bad.toml"
+    path.write_text(DOORS_AND_ICE.replace('glyph = "G"', 'glyph = "GB"'), encoding="utf-8")
+    status, _out, err = rendered([str(path)], capsys)
+    assert status == 1
+    assert "content.creatures.goblin" in err and "glyph" in err
+
+
+def test_ascii_shows_fires_ice_thickness_and_the_dead(make_world):
+    """Fires over their cell as ^, ice with its thickness range, a dead creature left off
+    the map but in the key; each overlay symbol in the legend."""
+    world = make_world(DOORS_AND_ICE)
+    frame = frame_of(world)
+    frame["fires"] = [{"at": [5, 1], "pulses_left": 40}]
+    frame["ice_cm"] = [[4, 1, 25]]
+    frame["creatures"]["rat"] = {**frame["creatures"]["rat"], "alive": False, "hp": -3}
+    text = ascii_frame(world, frame, creature_meta(world))
+    lines = text.splitlines()
+    assert lines[2] == "#G~~_^#"
+    assert lines[3] == "#..?..#"  # the rat is dead: its cell shows the floor
+    assert "^ fire" in lines[5] and "_ ice (25 cm)" in lines[5]
+    assert "  r rat          hp -3/20 (dead) at [5, 2]" in text
+
+
+def test_render_a_pulse_and_a_save(tmp_path, capsys):
+    """`--pulse N` draws the end of pulse N (the state after its events); a save is
+    drawn as saved, and can be run on to a later pulse but not back."""
+    world = affray.load_scenario(DEMO)
+    world.run()
+    death = next(event for event in world.events if event.kind == "death")
+    world.close()
+    status, out, _err = rendered([DEMO, "--pulse", str(death.pulse)], capsys)
+    assert status == 0
+    assert out.splitlines()[0] == f"pond skirmish - end of pulse {death.pulse}"
+    assert f"{death.target} " in out and "(dead)" in out
+    status, before, _err = rendered([DEMO, "--pulse", str(death.pulse - 1)], capsys)
+    assert "(dead)" not in before
+
+    world = affray.load_scenario(DEMO)
+    world.run(20)
+    save = tmp_path / "fight.save"
+    world.save(str(save))
+    expected = render_ascii(world)
+    world.close()
+    status, out, _err = rendered([str(save)], capsys)
+    assert status == 0 and out.rstrip("\n") == expected
+    assert out.splitlines()[0] == "pond skirmish - end of pulse 19"
+    status, out, _err = rendered([str(save), "--pulse", "30"], capsys)
+    assert status == 0 and out.splitlines()[0] == "pond skirmish - end of pulse 30"
+    status, _out, err = rendered([str(save), "--pulse", "5"], capsys)
+    assert status == 1 and "--pulse 5" in err
+
+
+def test_png_render_draws_the_grid(tmp_path, capsys):
+    """`render --png`: a PNG of 32-pixel cells, the map's colours where the terrain is,
+    a creature's colour where it stands, the same palette as the replay page."""
+    image = pytest.importorskip("matplotlib.image", reason="needs affray[png] (matplotlib)")
+    out = tmp_path / "demo.png"
+    status, printed, _err = rendered([DEMO, "--png", str(out), "--pulse", "1"], capsys)
+    assert status == 0 and str(out) in printed
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pixels = image.imread(str(out))
+    cell, title = 32, round(0.7 * 32)
+    assert pixels.shape[1] == 12 * cell and abs(pixels.shape[0] - (6 * cell + title)) <= 1
+
+    def colour(x: float, y: float) -> str:
+        r, g, b = (round(float(v) * 255) for v in pixels[int(title + y * cell),
+                                                          int(x * cell)][:3])
+        return f"#{r:02x}{g:02x}{b:02x}"
+
+    assert colour(0.5, 0.5) == PALETTE["wall"]
+    assert colour(6.5, 1.5) == PALETTE["water"]
+    assert colour(6.2, 2.2) == PALETTE["ice_thin"]
+    assert colour(3.3, 4.54) == PALETTE["npc"]      # the kobold
+    assert colour(2.3, 4.54) == PALETTE["player"]   # the warrior
+    assert colour(4.5, 4.5) == PALETTE["floor"]
