@@ -495,11 +495,11 @@ class World:
             self.recorder.capture(self)
 
     def _settle(self) -> None:
-        """Log that nothing is left to happen from this pulse on (once per pulse)."""
+        """Log that nothing is left to happen from this pulse on: once, unless something
+        happened since the last `settled` event."""
         from affray.events import Settled
 
-        last = self.events[-1] if self.events else None
-        if last is None or last.kind != "settled" or last.pulse != self.pulse:
+        if not self.events or self.events[-1].kind != "settled":  # nothing new since
             self.emit(Settled(self.pulse))
 
     def _submit_scripted(self) -> None:

@@ -97,3 +97,13 @@ def fixed_blow(world: affray.World, dam: int = 12) -> dict:
         if event["kind"] != "miss":
             return event
     raise AssertionError("no blow landed in 30 tries")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "run_last: run after every other test (test_skip.py "
+                                       "replays the scenarios the suite parsed)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked run_last go to the end, in their order (a stable sort)."""
+    items.sort(key=lambda item: item.get_closest_marker("run_last") is not None)
