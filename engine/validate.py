@@ -18,10 +18,11 @@ import msgspec
 from affray.actions import ActionQueue, AnyAction, Attack, Cast, Move, action_name
 from affray.components import Position, Vitals
 from affray.defs import VIAS
-from affray.errors import ActionError
+from affray.errors import ActionError, UsageError
 from affray.grid import Terrain, chebyshev
 
 if TYPE_CHECKING:
+    from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
 
@@ -114,3 +115,29 @@ def as_cell(value: object, kind: str, field: str) -> tuple[int, int]:
     except (msgspec.ValidationError, TypeError, ValueError):
         raise ActionError(f"{kind}: {field} must be a cell [x, y], got {value!r}") from None
     return (x, y)
+
+
+def check_fight(attacker: Sheet, victim: Sheet) -> None:
+    """`World.start_fight` from a game: two different living creatures side by side
+    (R-MELEE-2), or ActionError and nothing changes."""
+    if attacker.entity == victim.entity:
+        raise ActionError(f"start_fight: {attacker.id!r} cannot fight itself")
+    for sheet in (attacker, victim):
+        if not sheet.vitals.alive:
+            raise ActionError(f"start_fight: {sheet.id!r} is dead")
+    here, there = attacker.position, victim.position
+    if chebyshev((here.x, here.y), (there.x, there.y)) != 1:
+        raise ActionError(f"start_fight: {victim.id!r} at {[there.x, there.y]} is not beside "
+                          f"{attacker.id!r} at {[here.x, here.y]} (melee needs neighbours)")
+
+
+def check_count(value: object, what: str) -> int:
+    """A whole number 0 or more from a Python caller (pulses, waits), or UsageError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        import numpy as np
+
+        if not isinstance(value, np.integer):
+            raise UsageError(f"{what} must be a whole number, got {value!r}")
+    if value < 0:
+        raise UsageError(f"{what} must be 0 or more, got {value}")
+    return int(value)

@@ -159,11 +159,14 @@ def test_r_melee_1_a_successful_defence_ends_the_blow(duel):
 
 
 def test_r_melee_2_no_blow_unless_beside(make_world):
-    """R-MELEE-2: fighters two cells apart trade no blows."""
+    """R-MELEE-2: fighters two cells apart trade no blows (a fight can only start beside,
+    so "v" steps away after it starts)."""
     world = make_world('[map]\nrows = [".....", "....."]\n[[creatures]]\nid = "a"\n'
-                       f'at = [0, 0]\n{TOUGH}\n[[creatures]]\nid = "v"\nat = [2, 0]\n{TOUGH}\n'
+                       f'at = [0, 0]\n{TOUGH}\n[[creatures]]\nid = "v"\nat = [1, 0]\n{TOUGH}\n'
                        + SURE)
     world.start_fight("a", "v")
+    victim = world.sheet("v")
+    world.place(victim.entity, victim.position, 2, 0)
     world.run(pulses=25)
     assert kinds(world, "damage", "miss") == []
 
