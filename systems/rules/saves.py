@@ -25,8 +25,12 @@ GOOD, EVIL = 333, -333
 def saves_model(content: Content) -> int:
     """R-SAVE-1: the model that runs: 1 only when the config asks for it and gives every
     knob of model 1's curve; a missing file or any missing knob means model 0."""
-    config = content.saves
-    return 1 if config.model == 1 and config.model1.complete() else 0
+    model = content.cache.get(("saves_model",))
+    if model is None:  # content never changes: decide once
+        config = content.saves
+        model = content.cache[("saves_model",)] = (
+            1 if config.model == 1 and config.model1.complete() else 0)
+    return model
 
 
 def save_shift(model: int, victim_level: int) -> int:
