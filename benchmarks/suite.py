@@ -17,11 +17,11 @@ from affray.content_loader import Content
 from affray.creatures import resolve
 from affray.grid import Grid, Terrain
 from affray.scenario import build_world, parse_scenario
-from affray.systems.terrain import relabel_water
 from affray.world import World
 
 from .blows import melee_blows
 from .casts import spell_casts
+from .grid import item_loss, relabel_after_freeze
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
 from .worlds import (
@@ -182,53 +182,7 @@ def world_creation(content: Content, plan: Plan) -> list[Result]:
     return rows
 
 
-# -- 3. water relabel ---------------------------------------------------------------------------
-def water_relabel(content: Content, plan: Plan) -> list[Result]:
-    """The engine's full water relabel against a bare scipy.ndimage.label of the same map.
-
-    `scipy.ndimage.label` is the floor no relabel can go under; the ratio says what the
-    engine adds on top (splitting cells by body, deleting and creating WaterBody
-    entities). The two are timed alternately so drift on the machine hits both alike.
-    """
-    from scipy import ndimage  # imported where used: scipy.ndimage is slow to import
-
-    structure = np.ones((3, 3), dtype=bool)
-    rows: list[Result] = []
-    for side in plan.relabel_sides:
-        size = f"{side}x{side}"
-        terrain = water_terrain(side)
-        world = World(content, Grid(terrain.copy()), seed=1, name="bench-water")
-        try:
-            def bare(terrain: np.ndarray = terrain) -> int:
-                _labels, count = ndimage.label(terrain == Terrain.WATER, structure=structure)
-                return int(count)
-
-            def full(world: World = world) -> None:
-                world.enter()  # relabel_water works on esper's current world
-                world.grid.dirty = True
-                relabel_water(world)
-
-            bare_times: list[float] = []
-            full_times: list[float] = []
-            bare()  # warm-up
-            full()
-            for _ in range(plan.relabel_repeats):
-                bare_times += time_repeats(bare, 1)
-                full_times += time_repeats(full, 1)
-            bodies = bare()
-            cells = side * side
-            water = float(np.mean(terrain == Terrain.WATER))
-            bare_row = result_from("scipy.ndimage.label", size, "call", 1, bare_times,
-                                   note=f"{water:.0%} water, {bodies:,} bodies, "
-                                        f"{min(bare_times) / cells * 1e9:.1f} ns/cell")
-            full_row = result_from("relabel_water (engine)", size, "call", 1, full_times,
-                                   note=f"{min(full_times) / cells * 1e9:.1f} ns/cell")
-            full_row.ratio = full_row.median_seconds / bare_row.median_seconds
-            full_row.ratio_of = "scipy label, same map"
-            rows += [bare_row, full_row]
-        finally:
-            world.close()
-    return rows
+# -- 3. water relabel and item loss: see benchmarks/grid.py -----------------------------
 
 
 # -- 4. labellings without terrain change --------------------------------------------------------
@@ -275,7 +229,9 @@ Benchmark = Callable[[Content, Plan], list[Result]]
 BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("idle pulse", idle_pulse),
     ("world creation", world_creation),
-    ("water relabel", water_relabel),
+    ("water relabel", lambda content, plan: relabel_after_freeze(content, plan.relabel_sides,
+                                                                 plan.relabel_repeats)),
+    ("item loss", lambda content, plan: item_loss(content, 10_000, plan.relabel_repeats)),
     ("labellings", labellings),
     ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
                                                       plan.blow_rounds)),
