@@ -7,6 +7,8 @@ or through `World.damage`, which returns the hit points lost and logs an event.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import msgspec
 import pytest
 from conftest import fixed_blow, make_hit
@@ -390,10 +392,10 @@ def test_r_hit_9_hard_cap_99_percent(duel):
     """R-HIT-9: with dr_cap 100 (or more) no reduction exceeds 99%; below it the curve
     is untouched (armor 300, k 30 -> 10/11)."""
     knobs = msgspec.structs.replace(duel().content.fight.armor, dr_cap=100.0)
-    assert armor_reduction(1_000_000, 10, 0, knobs) == 0.99
+    assert armor_reduction(1_000_000, 10, 0, knobs) == Fraction(99, 100)
     assert armor_reduction(300, 10, 0, knobs) == pytest.approx(10 / 11, rel=1e-12)
     huge = msgspec.structs.replace(knobs, dr_cap=500.0)
-    assert armor_reduction(1_000_000, 1, 0, huge) == 0.99
+    assert armor_reduction(1_000_000, 1, 0, huge) == Fraction(99, 100)
 
 
 def test_r_hit_9_no_armor_and_zero_k(duel):
@@ -405,7 +407,7 @@ def test_r_hit_9_no_armor_and_zero_k(duel):
     assert armor_reduction(10, 0, 0, knobs) == 0.75
     assert armor_reduction(0, 0, 0, knobs) == 0.0
     wide = msgspec.structs.replace(knobs, dr_cap=100.0)
-    assert armor_reduction(10, 0, 0, wide) == 0.99
+    assert armor_reduction(10, 0, 0, wide) == Fraction(99, 100)
 
 
 def test_r_hit_9_negative_armor_does_not_add_damage(duel):

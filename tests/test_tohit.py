@@ -199,7 +199,7 @@ def test_r_hit_7_armor_column_and_pierce_by_damage_type(duel, damage_type, colum
     k = 3 * 50 + pierce)."""
     world = duel("level = 20", f"level = 50\n{column_armor}")
     hit = make_hit(world, 37, damage_type)
-    hit.pierce = 60.0
+    hit.pierce = 60
     armor_step(hit, world)
     assert hit.dam == expected
 

@@ -9,6 +9,7 @@ its type and flags, and what happened on the way (critical, saved, immune).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,9 +36,9 @@ class Hit:
     immune: bool = False
     weapon: ItemDef | None = None
     # What the attacker's accuracy pierces armor with (R-HIT-7): effective hitroll.
-    pierce: float = 0.0
+    pierce: Fraction = Fraction(0)
     # Armor a successful armor-use roll adds to the victim for this hit (R-HIT-3).
-    armor_bonus: float = 0.0
+    armor_bonus: Fraction = Fraction(0)
     # A status tick's name (burning, poisoned, corroded): its `damage` event names it.
     status: str | None = None
     # Skip the protections although the cause is not "raw" (corroded's raw ticks, R-STAT-3).

@@ -8,11 +8,16 @@ Raw damage skips them all (R-DMG-1).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import math
+from fractions import Fraction
+from numbers import Rational
+from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import tdiv
 from affray.systems.rules import immunity
 from affray.systems.rules.registry import Steps
+from affray.systems.rules.tohit import exact_knob
 
 if TYPE_CHECKING:
     from affray.defs import ArmorModel
@@ -105,30 +110,83 @@ def flat_trim(hit: Hit, world: World) -> None:
         hit.dam = tdiv(hit.dam * 4, 5)
 
 
-def armor_reduction(armor: float, victim_level: int, pierce: float, knobs: ArmorModel) -> float:
+class ExactArmor(NamedTuple):
+    """The armor knobs as exact fractions (R-PROT-9), made once per knob set."""
+
+    dr_level: Fraction
+    dr_pierce: Fraction
+    cap: Fraction                 # min(dr_cap%, 99%) (R-HIT-9)
+    power: int | None             # dr_pow when it is a whole number, else None
+    spell_factor: Fraction
+    spell_pierce_level: Fraction
+    dr_pow: float                 # the power itself, for the inexact fractional case
+
+
+MAX_CUT = Fraction(99, 100)  # R-HIT-9
+
+
+@functools.lru_cache(maxsize=64)
+def exact_armor(knobs: ArmorModel) -> ExactArmor:
+    """The knobs as the decimals content wrote (1.6 is 8/5)."""
+    power = int(knobs.dr_pow) if float(knobs.dr_pow).is_integer() else None
+    return ExactArmor(exact_knob(knobs.dr_level), exact_knob(knobs.dr_pierce),
+                      min(exact_knob(knobs.dr_cap) / 100, MAX_CUT), power,
+                      exact_knob(knobs.spell_factor), exact_knob(knobs.spell_pierce_level),
+                      knobs.dr_pow)
+
+
+def cut_fraction(armor: Rational, victim_level: int, pierce: Rational,
+                 exact: ExactArmor) -> tuple[int, int] | float:
+    """R-HIT-8 / R-HIT-9 in integers: the cut as (numerator, denominator), or a float
+    for a fractional dr_pow. armor / k with k = dr_level * Lv + dr_pierce * pierce;
+    cut = a^n / (a^n + k^n), at most the cap. Every operand is an int or a Fraction,
+    taken apart into numerators and denominators (whole-number arithmetic is several
+    times cheaper than Fraction objects on the blow's path)."""
+    an, ad = armor.numerator, armor.denominator
+    cap = exact.cap
+    if an <= 0:
+        return 0, 1
+    dl, dp = exact.dr_level, exact.dr_pierce
+    pn, pd = pierce.numerator, pierce.denominator
+    # k = dl * Lv + dp * pierce = kn / kd
+    kd = dl.denominator * dp.denominator * pd
+    kn = (dl.numerator * victim_level * dp.denominator * pd
+          + dp.numerator * pn * dl.denominator)
+    if kn <= 0:
+        return cap.numerator, cap.denominator
+    power = exact.power
+    if power is None:
+        x = (an * kd / (kn * ad)) ** exact.dr_pow
+        cut = x / (1.0 + x)
+        return float(cap) if cut > cap else cut
+    a, k = (an * kd) ** power, (kn * ad) ** power  # armor/k = a/k after the power
+    if a * cap.denominator > cap.numerator * (a + k):
+        return cap.numerator, cap.denominator
+    return a, a + k
+
+
+def armor_reduction(armor: Rational, victim_level: int, pierce: Rational,
+                    knobs: ArmorModel) -> Fraction | float:
     """R-HIT-8 / R-HIT-9: the fraction armor takes off.
 
     k = dr_level * victim level + dr_pierce * pierce; x = (armor / k) ^ dr_pow;
     reduction = min(dr_cap%, x / (1 + x)), never above 99%. Armor of 0 or less reduces
     nothing; a k of 0 or less with armor above 0 gives the cap (no division by zero).
+    With a whole dr_pow the result is an exact fraction, armor^n / (armor^n + k^n) (so
+    armor 10 against k 90 is exactly 1/10); a fractional dr_pow has no exact value and
+    gives a float (the one inexact case, recorded in docs/decisions.md).
     """
-    if armor <= 0:
-        return 0.0
-    cap = min(knobs.dr_cap / 100.0, 0.99)
-    k = knobs.dr_level * victim_level + knobs.dr_pierce * pierce
-    if k <= 0:
-        return cap
-    x = armor / k if knobs.dr_pow == 1.0 else (armor / k) ** knobs.dr_pow
-    reduction = x / (1.0 + x)
-    return cap if reduction > cap else reduction
+    cut = cut_fraction(armor, victim_level, pierce, exact_armor(knobs))
+    return Fraction(*cut) if isinstance(cut, tuple) else cut
 
 
 def armor(hit: Hit, world: World) -> None:
     """R-PROT-7 / R-HIT-7: armor, last, with the armor model on. Bash, pierce, slash use
     their column, energy the exotic one, pierced by the attacker's effective hitroll;
     fire, cold, lightning, acid, light use exotic * spell_factor, pierced by attacker
-    level * spell_pierce_level; other types pass. The victim keeps the rounding:
-    dam - floor(dam * reduction), so 37 at 39.4% loses 14 -> 23."""
+    level * spell_pierce_level; other types pass. Exact arithmetic throughout; the victim
+    keeps the rounding: it loses floor(dam * cut), so 37 at 150/382 loses 14 -> 23,
+    and 20 at exactly 1/10 loses 2 -> 18."""
     content = world.content
     fight = content.fight
     if fight.model != "armor" or hit.dam <= 0:
@@ -137,21 +195,27 @@ def armor(hit: Hit, world: World) -> None:
     column = damage.armor_column.get(hit.damage_type)
     if column is None:
         return
-    knobs = fight.armor
     victim = hit.victim
-    points = victim.armor(column) + hit.armor_bonus
+    bonus = hit.armor_bonus
+    points: Rational = victim.armor(column) + bonus if bonus else victim.armor(column)
     if points <= 0:
         return  # R-HIT-9: no armor, no reduction
+    exact = content.cache.get("exact_armor")
+    if exact is None:  # once per content: a dict look-up is cheaper than hashing knobs
+        exact = content.cache["exact_armor"] = exact_armor(fight.armor)
     if hit.damage_type in damage.spell_armor:
-        points *= knobs.spell_factor
-        pierce = (hit.source.modify_level * knobs.spell_pierce_level
-                  if hit.source is not None else 0.0)
+        points = points * exact.spell_factor
+        pierce: Rational = (hit.source.modify_level * exact.spell_pierce_level
+                            if hit.source is not None else 0)
     else:
         pierce = hit.pierce
-    reduction = armor_reduction(points, victim.level.level + victim.level.remorts, pierce,
-                                knobs)
-    if reduction > 0:
-        hit.dam -= int(hit.dam * reduction)
+        if isinstance(pierce, float):  # a game's own float: read as the decimal it shows
+            pierce = exact_knob(pierce)
+    cut = cut_fraction(points, victim.level.level + victim.level.remorts, pierce, exact)
+    if isinstance(cut, tuple):
+        hit.dam -= hit.dam * cut[0] // cut[1]
+    elif cut > 0:
+        hit.dam -= math.floor(hit.dam * cut)
 
 
 def default_protections() -> Steps:

@@ -8,6 +8,7 @@ then (armor model, middle faces) one uniform.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import interpolate, tdiv
@@ -35,8 +36,8 @@ class Roll(NamedTuple):
 
     hit: bool
     critical: bool = False
-    pierce: float = 0.0          # effective hitroll, for armor (R-HIT-7)
-    armor_bonus: float = 0.0     # from a successful armor-use roll (R-HIT-3)
+    pierce: Fraction = Fraction(0)       # effective hitroll, exact, for armor (R-HIT-7)
+    armor_bonus: Fraction = Fraction(0)  # from a successful armor-use roll (R-HIT-3)
 
 
 # -- shared pieces --------------------------------------------------------------------
@@ -47,12 +48,28 @@ def class_base(sheet: Sheet) -> int:
     return max(1, 20 - interpolate(level, profession.thac00, profession.thac32))
 
 
-def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> float:
-    """R-HIT-2: hitroll * skill% * (1 + strength hit bonus%). `skill` is the blow's
-    skill (20 + weapon skill, so 20..120, as the source's)."""
+HITROLL_SCALE = 10000  # hitroll x skill% x (100 + bonus)%: a whole number of 1/10000ths
+
+
+def hitroll_ten_thousandths(sheet: Sheet, skill: int, content: Content) -> int:
+    """R-HIT-2's effective hitroll in whole 1/10000ths: hitroll * skill * (100 + strength
+    hit bonus), exact."""
     strength = sheet.stats.strength
     str_hit = content.stats.str_.hit[0 if strength < 0 else 28 if strength > 28 else strength]
-    return sheet.offense.hitroll * (skill / 100.0) * (1.0 + str_hit / 100.0)
+    return sheet.offense.hitroll * skill * (100 + str_hit)
+
+
+def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> Fraction:
+    """R-HIT-2: hitroll * skill% * (1 + strength hit bonus%), exact: it pierces armor,
+    a protection step, which works in exact fractions (R-PROT-9). `skill` is the blow's
+    skill (20 + weapon skill, so 20..120, as the source's)."""
+    return Fraction(hitroll_ten_thousandths(sheet, skill, content), HITROLL_SCALE)
+
+
+def exact_knob(value: float) -> Fraction:
+    """A content knob as the decimal it was written as: 1.6 is 8/5, not the binary float
+    just below it (so a 10% cut is exactly 10%)."""
+    return Fraction(repr(value))
 
 
 def blind_fails(attacker: Sheet, rng: Rng, effective: int) -> bool:
@@ -71,7 +88,7 @@ def armor_use_succeeds(victim: Sheet, rng: Rng, effective: int) -> bool:
 def accuracy(attacker: Sheet, skill: int, content: Content) -> float:
     """R-HIT-2: base_w * classBase + effective hitroll."""
     return (content.fight.armor.base_w * class_base(attacker)
-            + effective_hitroll(attacker, skill, content))
+            + hitroll_ten_thousandths(attacker, skill, content) / HITROLL_SCALE)
 
 
 def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> float:
@@ -135,13 +152,14 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
                      blind_fighting: int, armor_use: int) -> Roll:
     """The armor model's roll (R-HIT-2..5)."""
     knobs = content.fight.armor
-    bonus = 0.0
+    bonus = Fraction(0)
     if armor_use > 1 and armor_use_succeeds(victim, rng, armor_use):
-        bonus = knobs.armor_use_bonus * victim.modify_level
+        bonus = exact_knob(knobs.armor_use_bonus) * victim.modify_level
     blind_failed = ("blind" in attacker.affects.levels
                     and blind_fails(attacker, rng, blind_fighting))
-    pierce = effective_hitroll(attacker, skill, content)
-    acc = knobs.base_w * class_base(attacker) + pierce
+    hitroll = hitroll_ten_thousandths(attacker, skill, content)
+    pierce = Fraction(hitroll, HITROLL_SCALE)
+    acc = knobs.base_w * class_base(attacker) + hitroll / HITROLL_SCALE
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
     return Roll(hit, critical, pierce, bonus)
