@@ -286,6 +286,20 @@ def test_a_status_that_kills_stops_ticking_r_stat_1(make_world):
     assert world.events[-1].kind == "death"
 
 
+def test_a_creature_killed_by_a_spell_loses_its_statuses_r_stat_1(duel):
+    """R-STAT-1..4: a burning, poisoned creature killed by a spell never ticks again, and
+    by the next status pulse its statuses are gone from the snapshot, like a creature a
+    status killed (no `ended` events: the death says it)."""
+    world = duel(victim="hp = 10\nstatuses = { burning = 1, poisoned = 1 }",
+                 extra=spell_toml("zap", damage="30"))
+    cast(world, "a", "zap", "v")
+    world.run(200)
+    assert [e["kind"] for e in events_of(world, "death")] == ["death"]
+    assert events_of(world, "damage", cause="status") == []
+    assert ends(world) == []
+    assert world.snapshot()["creatures"]["v"]["statuses"] == {}
+
+
 ALL_FOUR = "hp = 100\nstatuses = { burning = 2, poisoned = 1, corroded = 1, sluggish = 1 }"
 
 

@@ -120,17 +120,22 @@ def tick_statuses(world: World) -> None:
     sheets = world.sheets
     for entity in sorted(world.afflicted, key=lambda e: sheets[e].spawn.number):
         sheet = sheets[entity]
-        if not sheet.vitals.alive:
-            world.afflicted.discard(entity)
+        if not sheet.vitals.alive:  # killed by something else since the last look
+            _forget(world, sheet)
             continue
         try:
             _tick_one(world, sheet)
         except VictimDeath:
-            statuses = sheet.statuses
-            for table in (statuses.degrees, statuses.ends, statuses.next_tick, statuses.owed):
-                table.clear()
-            world.afflicted.discard(entity)
+            _forget(world, sheet)
     _recompute_due(world)
+
+
+def _forget(world: World, sheet: Sheet) -> None:
+    """A dead creature's statuses end with it, without events (its death says it)."""
+    statuses = sheet.statuses
+    for table in (statuses.degrees, statuses.ends, statuses.next_tick, statuses.owed):
+        table.clear()
+    world.afflicted.discard(sheet.entity)
 
 
 def _tick_one(world: World, sheet: Sheet) -> None:
