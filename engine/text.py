@@ -55,7 +55,8 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                        "expired": "The fire dies down"}[e["change"]] + f" at {_cell(e['cell'])}.",
     "door_broken": lambda e: (f"The door at {_cell(e['cell'])} is blasted apart"
                               + (", and its trap with it." if e["trap_destroyed"] else ".")),
-    "chest_broken": lambda e: f"The {e['item']} at {_cell(e['cell'])} bursts open.",
+    "chest_broken": lambda e: (f"The {e['item'].replace('_', ' ')} at {_cell(e['cell'])} "
+                               "bursts open."),
     "item_lost": lambda e: e["message"],
     "gear_damaged": lambda e: (f"{e['target']}'s {e['item']} is eaten away."
                                if e["change"] == "destroyed"

@@ -513,3 +513,33 @@ def test_cell_entities_stay_consistent_after_melting_frozen_cells(make_world):
     assert len(esper.get_component(Fire)) == 1
     assert esper.get_component(Chest) == [] and esper.get_component(ItemStack) == []
     assert len(esper.get_component(Door)) == 0
+
+
+def test_builtin_door_blast_scenario_end_to_end():
+    """R-FORCE-1..4, R-TERR-3, R-LOSS-1: the built-in "door blast": three doors broken
+    (the trap destroyed), the iron chest burst (its potions spared by that blast), the
+    ice under the kobold shattered (it falls in), the kobold and the orc knocked away."""
+    import affray
+    from affray.scenario import builtin_scenario
+    from affray.text import render_event
+
+    world = affray.load_scenario(builtin_scenario("door_blast"))
+    try:
+        world.run()
+        lines = [render_event(e) for e in world.events]
+        for line in ("The door at [5, 1] is blasted apart.",
+                     "The door at [6, 1] is blasted apart.",
+                     "The door at [6, 2] is blasted apart, and its trap with it.",
+                     "The iron chest at [4, 3] bursts open.",
+                     "kobold falls into the water at [5, 2].",
+                     "kobold is knocked from [5, 2] to [6, 2].",
+                     "orc is knocked from [4, 2] to [3, 2]."):
+            assert line in lines
+        assert lines.index("kobold falls into the water at [5, 2].") < lines.index(
+            "kobold is knocked from [5, 2] to [6, 2].")
+        items = world.snapshot()["items"]
+        assert {"at": [4, 3], "item": "potion", "count": 5} in items  # spilled, spared
+        lost = [e.to_dict() for e in world.events if e.kind == "item_lost"]
+        assert all(e["cell"] == [5, 3] for e in lost)
+    finally:
+        world.close()

@@ -144,3 +144,30 @@ def test_r_terr_1_fires_expire_at_their_end_even_when_idle_pulses_are_jumped(mak
     assert terrain.next_pulse(world) is None
     world.grid.dirty = True
     assert terrain.next_pulse(world) == world.pulse  # a terrain change: now
+
+
+def test_builtin_frozen_bridge_scenario_end_to_end():
+    """R-SHAPE-2, R-GRID-5, R-FIRE-2, R-TERR-3, R-FIRE-3, R-TERR-1, R-LOSS-7: the built-in
+    "frozen bridge": three rays make a bridge that splits the lake; a fireball melts it
+    under the knight, who falls in (his new Burning ends); the scrolls burn; the fire on
+    the centre dies down 240 pulses later."""
+    import affray
+    from affray.scenario import builtin_scenario
+    from affray.text import render_event
+
+    world = affray.load_scenario(builtin_scenario("frozen_bridge"))
+    try:
+        world.run(pulses=41)
+        assert len(world.snapshot()["water_bodies"]) == 2  # the bridge splits the lake
+        world.run()
+        log = [(e.pulse, render_event(e)) for e in world.events if e.pulse >= 70]
+        assert (70, "knight falls into the water at [4, 3].") in log
+        burning = [text for _p, text in log if "burning" in text]
+        assert burning == ["knight is burning (1).", "knight is no longer burning."]
+        assert any(text.endswith("scrolls burn up.") or text == "The scroll burns up."
+                   for _p, text in log)
+        assert log[-1] == (310, "The fire dies down at [4, 3].")
+        assert len(world.snapshot()["water_bodies"]) == 1  # melted: one lake again
+        assert world.snapshot()["creatures"]["knight"]["at"] == [4, 3]
+    finally:
+        world.close()
