@@ -35,6 +35,7 @@ window around the centre is sliced out of the grid, whatever the map's size.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -262,14 +263,22 @@ def _burst(grid: Grid, origin: Cell, aim: Cell, range_: int, radius: int,
 
 def cone_mask(origin: Cell, aim: Cell, range_: int) -> np.ndarray:
     """Flat bool mask over the (2R+1)^2 window around `origin`, R = range_: the cells at
-    most 45 degrees from the aim direction (inclusive), the origin excluded.
-
-    Exact in integers: angle(d, v) <= 45 degrees iff d.v > 0 and 2 (d.v)^2 >= |d|^2 |v|^2.
-    """
-    dx, dy, norm = _window_offsets(range_)
+    most 45 degrees from the aim direction (inclusive), the origin excluded. Read-only:
+    cached per range and direction (direction reduced by its gcd)."""
     ax, ay = aim[0] - origin[0], aim[1] - origin[1]
+    divisor = math.gcd(ax, ay) or 1
+    return _cone_mask(range_, ax // divisor, ay // divisor)
+
+
+@lru_cache(maxsize=1024)
+def _cone_mask(range_: int, ax: int, ay: int) -> np.ndarray:
+    """Exact in integers: angle(d, v) <= 45 degrees iff d.v > 0 and
+    2 (d.v)^2 >= |d|^2 |v|^2."""
+    dx, dy, norm = _window_offsets(range_)
     dot = ax * dx + ay * dy
-    return (dot > 0) & (2 * dot * dot >= (ax * ax + ay * ay) * norm)
+    mask = (dot > 0) & (2 * dot * dot >= (ax * ax + ay * ay) * norm)
+    mask.flags.writeable = False
+    return mask
 
 
 def _cone(grid: Grid, origin: Cell, aim: Cell, range_: int, caster: int,
