@@ -21,6 +21,7 @@ from affray.world import World
 
 from .blows import melee_blows
 from .casts import spell_casts
+from .duels import duels
 from .grid import item_loss, relabel_after_freeze
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
@@ -235,6 +236,7 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("labellings", labellings),
     ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
                                                       plan.blow_rounds)),
+    ("duels", duels),
     ("spell shapes", lambda content, plan: spell_shapes(plan.shape_radii, plan.shape_calls,
                                                         plan.shape_repeats)),
     ("spell casts", lambda content, plan: spell_casts(plan.burst_repeats, plan.lake_side,

@@ -1,4 +1,4 @@
-"""The `affray` command: run, check, render, demo, schedule, bench, batch.
+"""The `affray` command: run, check, render, demo, schedule, bench, batch, report.
 
 Exit status: 0 on success, 1 on a content, scenario, action or save error (one message
 on stderr naming the file and field, never a traceback), 2 on usage errors (argparse).
@@ -22,6 +22,14 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number 1 or more (worker counts)."""
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
     return value
 
 
@@ -66,11 +74,19 @@ def _parser() -> argparse.ArgumentParser:
 
     batch = sub.add_parser("batch", help="run a scenario over many seeds")
     batch.add_argument("scenario")
-    batch.add_argument("--runs", type=int, required=True)
-    batch.add_argument("--workers", type=int, default=1)
-    batch.add_argument("--seed", type=int, default=0)
+    batch.add_argument("--runs", type=_count, required=True)
+    batch.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
+    batch.add_argument("--seed", type=_count, default=0, help="first seed (default 0)")
     batch.add_argument("--backend", choices=("local", "dask"), default="local")
-    batch.add_argument("--out", default=None)
+    batch.add_argument("--scheduler", default=None, help="a Dask scheduler's address")
+    batch.add_argument("--out", default=None, help="write the rows: results.parquet or .csv")
+    batch.add_argument("--json", action="store_true", help="print the summary as JSON")
+    batch.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    report = sub.add_parser("report", help="summarize (and plot) saved batch results")
+    report.add_argument("results", help="a .parquet or .csv file from batch --out")
+    report.add_argument("--png", default=None, help="write plots to this PNG")
+    report.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
 
@@ -179,10 +195,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return bench_main(quick=args.quick, out=args.out)
         if args.command == "batch":
-            from affray.batch import batch
+            from affray.report import batch_command
 
-            batch(args.scenario, runs=args.runs, seed=args.seed, workers=args.workers)
-            return 0
+            return batch_command(args)
+        if args.command == "report":
+            from affray.report import report_command
+
+            return report_command(args)
     except AffrayError as error:
         print(f"affray: {error}", file=sys.stderr)
         return 1

@@ -1,0 +1,161 @@
+"""Headless batch figures: duels per second, the 1 -> 2 worker speed-up, the idle pulse
+stepped and jumped, and scenario loading at 1,000 and 10,000 creatures.
+
+Balancing runs thousands of fights, so a duel's whole cost (build the world from the
+parsed scenario, fight to the death, jump the idle pulses to the scenario's end, count
+the log, close) is the figure that matters, on the standard duel
+(content/scenarios/duel.toml, its pulse cap far past the death). The 2-worker row runs
+the same batch on a process pool started and warmed before the clock starts; on a
+shared 2-core machine it only means something when the machine is otherwise quiet.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from affray.batch import _context, batch, prepare, run_one
+from affray.content_loader import Content
+from affray.scenario import build_world, builtin_scenario, parse_scenario
+
+from .timing import Result, result_from, time_repeats
+
+
+@dataclass(frozen=True, slots=True)
+class DuelPlan:
+    duels: int
+    repeats: int
+    pool_runs: int
+    idle_pulses: int
+    load_sizes: tuple[int, ...]
+    load_repeats: int
+
+
+QUICK_DUELS = DuelPlan(duels=10, repeats=1, pool_runs=8, idle_pulses=200,
+                       load_sizes=(1_000,), load_repeats=1)
+FULL_DUELS = DuelPlan(duels=300, repeats=5, pool_runs=2_000, idle_pulses=20_000,
+                      load_sizes=(1_000, 10_000), load_repeats=3)
+
+
+def duels(content: Content, plan: object) -> list[Result]:
+    """The batch benchmarks; sizes from QUICK_DUELS when the suite runs `--quick`."""
+    from .suite import QUICK
+
+    sizes = QUICK_DUELS if plan is QUICK else FULL_DUELS
+    return [*duel_rate(sizes), *pool_speedup(sizes), *idle_pulse_cost(sizes),
+            *scenario_loading(sizes)]
+
+
+def duel_rate(sizes: DuelPlan) -> list[Result]:
+    """Duels per second on one core, the way `batch` runs them (`run_one`)."""
+    job = prepare(builtin_scenario("duel"))
+    run_one(job, 0, 0)  # warm-up: first-use imports and caches do not count
+    count = sizes.duels
+
+    def block() -> None:
+        for run in range(count):
+            run_one(job, run, run)
+
+    times = time_repeats(block, sizes.repeats)
+    row = result_from("duel to the death (1 core)", "duel.toml, cap 100,000 pulses", "duel",
+                      count, times)
+    row.note = (f"{count / min(times):,.0f} duels/s best, "
+                f"{count / sorted(times)[len(times) // 2]:,.0f} median")
+    return [row]
+
+
+def pool_speedup(sizes: DuelPlan) -> list[Result]:
+    """The same batch on 1 worker (in process) and on 2 worker processes (a warmed pool):
+    the speed-up is the 1-worker time over the 2-worker time."""
+    scenario = builtin_scenario("duel")
+    runs = sizes.pool_runs
+    batch(scenario, 2)  # warm-up
+    one = time_repeats(lambda: batch(scenario, runs, workers=1), 1)
+    with ProcessPoolExecutor(max_workers=2, mp_context=_context()) as pool:
+        batch(scenario, 4, executor=pool)  # start and warm both workers, untimed
+        two = time_repeats(lambda: batch(scenario, runs, executor=pool), 1)
+    one_row = result_from("batch, 1 worker", f"{runs:,} duels", "duel", runs, one,
+                          note=f"{runs / one[0]:,.0f} duels/s")
+    two_row = result_from("batch, 2 workers", f"{runs:,} duels", "duel", runs, two,
+                          note=f"{runs / two[0]:,.0f} duels/s (pool warmed first)")
+    two_row.ratio = one[0] / two[0]
+    two_row.ratio_of = "speed-up over 1 worker"
+    return [one_row, two_row]
+
+
+IDLE = """name = "idle"
+pulses = {pulses}
+[map]
+rows = ["....."]
+[[creatures]]
+id = "a"
+at = [0, 0]
+[[creatures]]
+id = "b"
+at = [2, 0]
+"""
+
+
+def idle_pulse_cost(sizes: DuelPlan) -> list[Result]:
+    """An idle pulse stepped (`tick()`) against the same pulses jumped (`run()`), two
+    idle creatures: what a pulse in which nothing happens costs either way."""
+    pulses = sizes.idle_pulses
+    spec, raw = parse_scenario(IDLE.format(pulses=pulses), "idle.toml")
+    rows = []
+    for name, how in (("idle pulse, stepped (tick)", "tick"),
+                      ("idle pulse, jumped (run)", "run")):
+        world = build_world(spec, raw, "idle.toml")
+        try:
+            world.tick()  # warm-up
+
+            def block(world=world, how=how) -> None:  # type: ignore[no-untyped-def]
+                if how == "tick":
+                    for _ in range(pulses):
+                        world.tick()
+                else:
+                    world.end_pulse = world.pulse + pulses
+                    world.run()
+
+            times = time_repeats(block, 3)
+        finally:
+            world.close()
+        rows.append(result_from(name, "2 creatures", "pulse", pulses, times))
+    rows[1].ratio = rows[1].per_unit_us / rows[0].per_unit_us
+    rows[1].ratio_of = "stepped"
+    return rows
+
+
+def creatures_scenario(count: int) -> str:
+    """A square floor with `count` creatures on every other cell, as scenario TOML."""
+    side = 2
+    while side * side < 2 * count:
+        side += 1
+    lines = ['name = "crowd"', "[map]", "rows = ["]
+    lines += [f'  "{"." * side}",' for _ in range(side)] + ["]"]
+    for index in range(count):
+        cell = 2 * index
+        lines += ["[[creatures]]", f'id = "c{index}"', f"at = [{cell % side}, {cell // side}]"]
+    return "\n".join(lines) + "\n"
+
+
+def scenario_loading(sizes: DuelPlan) -> list[Result]:
+    """Parse and build a scenario of 1,000 and 10,000 creatures (linear in creatures)."""
+    rows = []
+    base = None
+    for count in sizes.load_sizes:
+        text = creatures_scenario(count)
+
+        def block(text: str = text) -> object:
+            spec, raw = parse_scenario(text, "crowd.toml")
+            return build_world(spec, raw, "crowd.toml")
+
+        times = time_repeats(block, sizes.load_repeats, after=lambda world: world.close())
+        row = result_from("scenario loading (parse + build)", f"{count:,} creatures",
+                          "creature", count, times, note=f"{min(times):.3f} s best")
+        if base is None:
+            base = row.per_unit_us
+        else:
+            row.ratio = row.per_unit_us / base
+            row.ratio_of = f"per creature at {sizes.load_sizes[0]:,}"
+        rows.append(row)
+    return rows

@@ -1,0 +1,315 @@
+"""What a batch says about balance: per creature survival (with its 95% Wilson interval),
+damage taken, time to kill, and damage taken by type; printed, as JSON, or plotted.
+
+Works on a batch's table (`affray.batch`) or on one saved to Parquet or CSV, so
+`affray report results.parquet` prints what `affray batch` printed. Columns are found
+by name (`<id>.alive`, `<id>.damage_taken.<type>`...), so a CSV, which keeps no schema
+metadata, reads back as well as Parquet. matplotlib is imported only for `--png`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from affray.errors import UsageError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from rich.console import Console
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+PULSES_PER_SECOND = 4  # R-TIME-1
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a rate: honest at 0%, 100% and small counts, where the
+    textbook p +- z*sqrt(p(1-p)/n) collapses to a point or leaves [0, 1]."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    z2 = z * z
+    denominator = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# -- reading the table ---------------------------------------------------------------------
+def creature_ids(table: pa.Table) -> list[str]:
+    """Creature ids in column order (each has an `<id>.alive` column)."""
+    return [name[:-len(".alive")] for name in table.column_names if name.endswith(".alive")]
+
+
+def damage_types(table: pa.Table, creature: str) -> list[str]:
+    prefix = f"{creature}.damage_taken."
+    return [name[len(prefix):] for name in table.column_names if name.startswith(prefix)]
+
+
+def _ok_rows(table: pa.Table) -> list[dict[str, Any]]:
+    """The rows of runs that finished (no error)."""
+    rows = table.to_pylist()
+    return [row for row in rows if not row.get("error")]
+
+
+def summarize(table: pa.Table) -> dict[str, Any]:
+    """The batch's summary as a JSON-ready dict.
+
+    Per creature: runs, survived, survival (and its 95% Wilson interval), damage taken
+    (mean, median), deaths and the time to kill (the pulse of its death, mean and median,
+    over the runs it died in). Damage by type: per creature and type, the mean per run
+    and the share of its damage, for types it took any of. Runs that raised are counted
+    in `errors` and left out of every figure.
+    """
+    rows = _ok_rows(table)
+    runs = len(rows)
+    summary: dict[str, Any] = {"runs": table.num_rows, "errors": table.num_rows - runs,
+                               "creatures": [], "damage_by_type": []}
+    settled = [row["settled"] for row in rows if row.get("settled") is not None]
+    summary["settled"] = {"runs": len(settled),
+                          "mean": statistics.fmean(settled) if settled else None,
+                          "median": statistics.median(settled) if settled else None}
+    for creature in creature_ids(table):
+        alive = [bool(row[f"{creature}.alive"]) for row in rows]
+        taken = [row[f"{creature}.damage_taken"] or 0 for row in rows]
+        deaths = [row[f"{creature}.death_pulse"] for row in rows
+                  if row.get(f"{creature}.death_pulse") is not None]
+        survived = sum(alive)
+        low, high = wilson(survived, runs)
+        summary["creatures"].append({
+            "id": creature, "runs": runs, "survived": survived,
+            "survival": survived / runs if runs else None,
+            "survival_low": low, "survival_high": high,
+            "damage_mean": statistics.fmean(taken) if taken else None,
+            "damage_median": statistics.median(taken) if taken else None,
+            "struck_mean": (statistics.fmean(row[f"{creature}.struck"] or 0 for row in rows)
+                            if rows else None),
+            "deaths": len(deaths),
+            "time_to_kill_mean": statistics.fmean(deaths) if deaths else None,
+            "time_to_kill_median": statistics.median(deaths) if deaths else None,
+        })
+        total = sum(taken)
+        for kind in damage_types(table, creature):
+            amount = sum(row[f"{creature}.damage_taken.{kind}"] or 0 for row in rows)
+            if amount:
+                summary["damage_by_type"].append({
+                    "creature": creature, "type": kind, "mean": amount / runs,
+                    "share": amount / total if total else None})
+    return summary
+
+
+# -- printing ----------------------------------------------------------------------------------
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _pulses(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f} ({value / PULSES_PER_SECOND:,.1f} s)"
+
+
+def render(summary: dict[str, Any], title: str, console: Console) -> None:
+    """The summary as two rich tables: creatures, then damage by type."""
+    from rich.table import Table
+
+    caption = f"{summary['runs']:,} runs"
+    if summary["errors"]:
+        caption += f", {summary['errors']:,} raised (left out)"
+    settled = summary["settled"]
+    if settled["runs"]:
+        caption += (f"; settled in {settled['runs']:,} runs, median pulse "
+                    f"{settled['median']:,.0f}")
+    table = Table(title=title, caption=caption)
+    for name, justify in (("creature", "left"), ("survival", "right"),
+                          ("95% interval", "right"), ("damage taken mean", "right"),
+                          ("median", "right"), ("hits taken", "right"),
+                          ("deaths", "right"), ("time to kill: mean pulse", "right"),
+                          ("median", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in summary["creatures"]:
+        survival = "-" if row["survival"] is None else f"{row['survival']:.1%}"
+        table.add_row(row["id"], survival,
+                      f"{row['survival_low']:.1%} - {row['survival_high']:.1%}",
+                      _num(row["damage_mean"]), _num(row["damage_median"]),
+                      _num(row["struck_mean"]), f"{row['deaths']:,}",
+                      _pulses(row["time_to_kill_mean"]), _pulses(row["time_to_kill_median"]))
+    console.print(table)
+    by_type = Table(title="damage taken by type (mean per run)")
+    by_type.add_column("creature")
+    by_type.add_column("damage type")
+    by_type.add_column("mean", justify="right")
+    by_type.add_column("share", justify="right")
+    for row in summary["damage_by_type"]:
+        share = "-" if row["share"] is None else f"{row['share']:.1%}"
+        by_type.add_row(row["creature"], row["type"], _num(row["mean"]), share)
+    if summary["damage_by_type"]:
+        console.print(by_type)
+
+
+# -- files ------------------------------------------------------------------------------------
+def write_table(table: pa.Table, path: str | Path) -> None:
+    """Parquet for .parquet, CSV for .csv."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    elif path.suffix == ".csv":
+        import pyarrow.csv as pcsv
+
+        pcsv.write_csv(table, path)
+    else:
+        raise UsageError(f"{path}: results go to a .parquet or a .csv file")
+
+
+def read_table(path: str | Path) -> pa.Table:
+    """A batch table saved by `write_table` (or `affray batch --out`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such results file")
+    try:
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(path)
+        elif path.suffix == ".csv":
+            import pyarrow.csv as pcsv
+
+            table = pcsv.read_csv(path)
+        else:
+            raise UsageError(f"{path}: results are read from a .parquet or a .csv file")
+    except (OSError, ValueError) as error:
+        if isinstance(error, UsageError):
+            raise
+        raise UsageError(f"{path}: not a results table: {error}") from None
+    if "run" not in table.column_names or not creature_ids(table):
+        raise UsageError(f"{path}: not a batch results table (no 'run' or '<id>.alive' "
+                         "columns)")
+    return table
+
+
+# -- plots ------------------------------------------------------------------------------------
+def plot(table: pa.Table, path: str | Path, title: str = "") -> None:
+    """One PNG, three panels: damage taken per creature (histograms), survival by creature
+    with its 95% interval, and the time to kill (histograms of death pulses)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("report --png needs matplotlib: pip install 'affray[plots]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summary = summarize(table)
+    rows = _ok_rows(table)
+    creatures = creature_ids(table)
+    figure, (damage_ax, survival_ax, kill_ax) = plt.subplots(
+        1, 3, figsize=(16, 5), constrained_layout=True)
+    figure.suptitle(title or f"batch of {summary['runs']:,} runs")
+    for creature in creatures:
+        taken = [row[f"{creature}.damage_taken"] or 0 for row in rows]
+        damage_ax.hist(taken, bins=30, histtype="stepfilled", alpha=0.45, label=creature)
+    damage_ax.set_title("damage taken per run")
+    damage_ax.set_xlabel("hit points lost")
+    damage_ax.set_ylabel("runs")
+    damage_ax.legend()
+
+    rates = [row["survival"] or 0.0 for row in summary["creatures"]]
+    pairs = list(zip(rates, summary["creatures"], strict=True))
+    below = [max(0.0, rate - row["survival_low"]) for rate, row in pairs]
+    above = [max(0.0, row["survival_high"] - rate) for rate, row in pairs]
+    bars = survival_ax.bar(creatures, rates, yerr=[below, above], capsize=8,
+                           color=[f"C{i}" for i in range(len(creatures))], alpha=0.7)
+    survival_ax.bar_label(bars, labels=[f"{rate:.1%}" for rate in rates], label_type="center")
+    survival_ax.set_ylim(0, 1.05)
+    survival_ax.set_title("survival rate (95% Wilson interval)")
+    survival_ax.set_ylabel("share of runs survived")
+
+    died_any = False
+    for creature in creatures:
+        deaths = [row[f"{creature}.death_pulse"] / PULSES_PER_SECOND for row in rows
+                  if row.get(f"{creature}.death_pulse") is not None]
+        if deaths:
+            died_any = True
+            kill_ax.hist(deaths, bins=30, histtype="stepfilled", alpha=0.45,
+                         label=f"{creature} ({len(deaths):,} deaths)")
+    kill_ax.set_title("time to kill")
+    kill_ax.set_xlabel("seconds until death (4 pulses a second)")
+    kill_ax.set_ylabel("runs")
+    if died_any:
+        kill_ax.legend()
+    else:
+        kill_ax.text(0.5, 0.5, "nobody died", ha="center", va="center",
+                     transform=kill_ax.transAxes)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+# -- the commands: `affray batch` and `affray report` ------------------------------------------
+def batch_command(args: Any) -> int:
+    """`affray batch`: run, show a progress bar on a terminal, print the summary (or JSON),
+    write the table if `--out`."""
+    import json
+    import sys
+
+    from rich.console import Console
+
+    from affray.batch import batch
+
+    if args.out is not None and Path(args.out).suffix not in (".parquet", ".csv"):
+        raise UsageError(f"{args.out}: results go to a .parquet or a .csv file")
+    console = Console(stderr=True)
+    show = console.is_terminal and not args.quiet and not args.json
+    options = {"seed": args.seed, "workers": args.workers, "backend": args.backend,
+               "scheduler": args.scheduler}
+    if show:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        with Progress("[progress.description]{task.description}", BarColumn(),
+                      MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                      transient=True) as bar:
+            task = bar.add_task(f"batch {Path(args.scenario).name}", total=args.runs)
+            table = batch(args.scenario, args.runs,
+                          progress=lambda done, _total: bar.update(task, completed=done),
+                          **options)
+    else:
+        table = batch(args.scenario, args.runs, **options)
+    if args.out is not None:
+        write_table(table, args.out)
+    summary = summarize(table)
+    if args.json:
+        print(json.dumps({"scenario": args.scenario, "seed": args.seed, "runs": args.runs,
+                          "summary": summary, "out": args.out}))
+        return 0
+    out = Console()
+    if not out.is_terminal:
+        out = Console(width=150)
+    render(summary, f"{Path(args.scenario).name}: seeds {args.seed}.."
+                    f"{args.seed + args.runs - 1}", out)
+    if args.out is not None:
+        print(f"results written to {args.out}", file=sys.stdout)
+    return 0
+
+
+def report_command(args: Any) -> int:
+    """`affray report`: the summary of a saved table; `--png` plots it."""
+    import json
+
+    from rich.console import Console
+
+    table = read_table(args.results)
+    summary = summarize(table)
+    if args.png:
+        plot(table, args.png, title=f"{Path(args.results).name}: {summary['runs']:,} runs")
+    if args.json:
+        print(json.dumps({"results": args.results, "summary": summary, "png": args.png}))
+        return 0
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=150)
+    render(summary, Path(args.results).name, console)
+    if args.png:
+        print(f"plots written to {args.png}")
+    return 0
