@@ -22,7 +22,7 @@ then the pushes, in spawn order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import esper
 
@@ -71,7 +71,9 @@ class _CellEntities:
 
     def __init__(self, kind: type) -> None:
         self.by_cell: dict[Cell, list[int]] = {}
-        for entity, (position, _part) in esper.get_components(Position, kind):
+        parts: tuple[Any, ...]
+        for entity, parts in esper.get_components(Position, kind):
+            position = parts[0]
             self.by_cell.setdefault((position.x, position.y), []).append(entity)
 
     def at(self, cell: Cell) -> list[int]:
@@ -88,6 +90,7 @@ class CastEffects:
         self.cause = record.caster_id
         self.kind = record.damage_type
         self.blast = record.definition.blast if self.kind == "energy" else 0
+        self.ice: _CellEntities | None = None
 
     # -- entry ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -127,7 +130,9 @@ class CastEffects:
     def unfreeze(self, cell: Cell) -> None:
         """Ice turns to water (melted or shattered): drop its cause record, then the
         creature on it falls in."""
-        for entity in _CellEntities(Ice).at(cell):
+        if self.ice is None:
+            self.ice = _CellEntities(Ice)  # once per cast: a big melt is one query
+        for entity in self.ice.at(cell):
             esper.delete_entity(entity, immediate=True)
         self._change(cell, Terrain.WATER)
         occupant = int(self.world.grid.occupant[cell[1], cell[0]])

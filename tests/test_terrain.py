@@ -171,3 +171,28 @@ def test_builtin_frozen_bridge_scenario_end_to_end():
         assert world.snapshot()["creatures"]["knight"]["at"] == [4, 3]
     finally:
         world.close()
+
+
+def test_r_eng_3_save_and_load_keeps_fires_ice_records_and_bodies(tmp_path):
+    """R-ENG-3 with R-TERR-1/4: the frozen bridge saved mid-way (ice records, a split
+    lake) and again with its fire burning continues event for event as never stopping."""
+    import json
+
+    import affray
+    from affray.scenario import builtin_scenario
+
+    path = builtin_scenario("frozen_bridge")
+    straight = affray.load_scenario(path)
+    straight.run()
+    want = json.dumps([e.to_dict() for e in straight.events])
+    for stop in (45, 75):
+        world = affray.load_scenario(path)
+        world.run(pulses=stop)
+        world.save(str(tmp_path / f"at{stop}.json"))
+        world.close()
+        loaded = affray.load_world(str(tmp_path / f"at{stop}.json"))
+        loaded.run()
+        assert json.dumps([e.to_dict() for e in loaded.events]) == want, stop
+        assert loaded.snapshot() == straight.snapshot()
+        loaded.close()
+    straight.close()
