@@ -634,3 +634,90 @@ def test_preview_checks_like_submit_and_changes_nothing_r_elec_7(make_world, arg
     with pytest.raises(affray.ActionError, match=message):
         world.preview(*args)
     assert _untouched(world) == before
+
+
+# -- end to end: scenario, Cast, tick, events ----------------------------------------------------
+def _spell(name: str, shape: str, **fields: object) -> str:
+    """A scenario-inline cold spell of 20 damage, no save (no draw decides who is hit)."""
+    lines = [f"[content.spells.{name}]", 'type = "cold"', f'shape = "{shape}"',
+             'damage = "20"', 'save = "none"']
+    lines += [f"{key} = {value}" for key, value in fields.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _creatures(*placed: tuple[str, int, int]) -> str:
+    return "".join(f'[[creatures]]\nid = "{cid}"\nat = [{x}, {y}]\nlevel = 20\nhp = 100\n'
+                   for cid, x, y in placed)
+
+
+def _cast_events(world, actor: str, spell: str, target) -> list[dict]:
+    start = len(world.events)
+    world.submit(affray.Cast(actor=actor, spell=spell, target=target))
+    world.tick()
+    return [event.to_dict() for event in world.events[start:]]
+
+
+def test_burst_end_to_end_wall_shields_and_caster_is_struck_r_shape_1(make_world):
+    """R-SHAPE-1 end to end: a radius-2 burst centred beside a wall strikes the caster it
+    covers and a goblin seen past the wall's corner, never the orc behind the wall; the
+    cast's area is exactly what the preview showed (R-ELEC-7)."""
+    world = make_world(
+        'name = "shielded"\n[map]\nrows = ["#########", "#.......#", "#...#...#", '
+        '"#.......#", "#########"]\n'
+        + _creatures(("mage", 1, 1), ("orc", 5, 2), ("gob", 5, 1))
+        + _spell("frost_burst", "burst", radius=2))
+    shown = world.preview("mage", "frost_burst", [3, 2])
+    log = _cast_events(world, "mage", "frost_burst", [3, 2])
+    assert [e["target"] for e in log if e["kind"] == "damage"] == ["mage", "gob"]
+    assert world.sheet("orc").vitals.hp == 100
+    assert world.cast_records[0].area == shown
+    assert (5, 2) not in shown and (4, 2) in shown  # the wall reached, the orc behind not
+
+
+def test_burst_end_to_end_does_not_go_through_a_wall_r_shape_1(make_world):
+    """R-SHAPE-1 decision end to end: a burst aimed at a creature behind a wall goes off
+    on the last open cell before the wall: the creature is not struck."""
+    world = make_world(
+        'name = "through"\n[map]\nrows = ["#########", "#...#...#", "#########"]\n'
+        + _creatures(("mage", 1, 1), ("orc", 6, 1))
+        + _spell("frost_burst", "burst", radius=1))
+    log = _cast_events(world, "mage", "frost_burst", "orc")
+    assert log[0]["kind"] == "cast"
+    assert [e for e in log if e["kind"] == "damage"] == []
+    assert world.cast_records[0].centre == (3, 1)
+
+
+def test_ray_end_to_end_strikes_the_first_creature_only_r_shape_2(make_world):
+    """R-SHAPE-1, R-SHAPE-2 end to end: a ray aimed at the far orc strikes the near one
+    standing in its way, and nobody else."""
+    world = make_world(
+        'name = "ray"\n[map]\nrows = ["#########", "#.......#", "#########"]\n'
+        + _creatures(("mage", 1, 1), ("near", 3, 1), ("far", 6, 1))
+        + _spell("frost_ray", "ray"))
+    log = _cast_events(world, "mage", "frost_ray", "far")
+    assert [e["target"] for e in log if e["kind"] == "damage"] == ["near"]
+
+
+LAKE_ROW = 'name = "pond"\n[map]\nrows = ["#########", "#..~~~~.#", "#########"]\n'
+
+
+def test_ray_of_frost_bridges_a_lake_one_cell_per_cast_r_shape_2(make_world):
+    """R-SHAPE-2 end to end: a ray of frost striking nobody freezes the aimed water cell
+    only, though it travels on: one cell per cast."""
+    world = make_world(LAKE_ROW + _creatures(("mage", 1, 1)))
+    log = _cast_events(world, "mage", "ray_of_frost", [3, 1])
+    frozen = [e["cell"] for e in log if e["kind"] == "terrain"]
+    assert frozen == [[3, 1]]
+    world.run(world.wait_of("mage"))
+    log = _cast_events(world, "mage", "ray_of_frost", [4, 1])
+    assert [e["cell"] for e in log if e["kind"] == "terrain"] == [[4, 1]]
+
+
+@pytest.mark.parametrize(("shape", "frozen"), [("line", [[6, 1]]), ("cone", [])])
+def test_line_freezes_its_last_cell_and_a_cone_none_r_shape_7(make_world, shape, frozen):
+    """R-SHAPE-3, R-SHAPE-7 end to end: a cold line over a pond freezes only its last
+    cell; a cold cone freezes nothing."""
+    world = make_world(LAKE_ROW + _creatures(("mage", 1, 1))
+                       + _spell("frost_" + shape, shape, range=5))
+    log = _cast_events(world, "mage", "frost_" + shape, [2, 1])
+    assert [e["cell"] for e in log if e["kind"] == "terrain"] == frozen
