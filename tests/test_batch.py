@@ -1,0 +1,239 @@
+"""Batch runs (SCENARIO.md `batch`), their summary and plots, and the commands.
+
+The duel scenario used here is the built-in standard duel: a wounded warrior and an orc
+brute fight to the death, with a pulse cap far past it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import pyarrow as pa
+import pytest
+
+import affray
+import affray.world
+from affray.batch import _context, batch, prepare
+from affray.cli import main
+from affray.report import read_table, summarize, wilson, write_table
+from affray.scenario import builtin_scenario, load_scenario
+
+DUEL = builtin_scenario("duel")
+DUEL_IDS = ("warrior", "orc")
+
+
+def _direct_row(seed: int) -> dict:
+    """What a batch row must say, worked out from a World run directly (no batch code)."""
+    world = load_scenario(DUEL, seed=seed)
+    try:
+        world.run()
+        events = [event.to_dict() for event in world.events]
+        row = {"seed": seed, "pulses": world.pulse}
+        for creature in DUEL_IDS:
+            damage = [e for e in events if e["kind"] == "damage" and e["target"] == creature]
+            deaths = [e["pulse"] for e in events if e["kind"] == "death"
+                      and e["target"] == creature]
+            state = world.snapshot()["creatures"][creature]
+            row[f"{creature}.hp"] = state["hp"]
+            row[f"{creature}.alive"] = state["alive"]
+            row[f"{creature}.damage_taken"] = sum(e["amount"] for e in damage)
+            row[f"{creature}.struck"] = len(damage)
+            row[f"{creature}.death_pulse"] = deaths[0] if deaths else None
+            for kind in {e["damage_type"] for e in damage}:
+                row[f"{creature}.damage_taken.{kind}"] = sum(
+                    e["amount"] for e in damage if e["damage_type"] == kind)
+        return row
+    finally:
+        world.close()
+
+
+def test_batch_rows_are_the_runs_of_each_seed():
+    """One row per run, seeds seed, seed+1, ...; each row's figures are those of running
+    that seed's World directly and reading its log (SCENARIO.md `batch`)."""
+    table = batch(DUEL, runs=4, seed=10)
+    assert isinstance(table, pa.Table)
+    rows = table.to_pylist()
+    assert [row["run"] for row in rows] == [0, 1, 2, 3]
+    assert [row["seed"] for row in rows] == [10, 11, 12, 13]
+    for name in ("run", "seed", "pulses", "warrior.hp", "warrior.alive",
+                 "warrior.damage_taken", "warrior.struck", "orc.hp", "orc.alive",
+                 "orc.damage_taken", "orc.struck", "orc.death_pulse", "settled", "error",
+                 "orc.damage_taken.slash", "warrior.damage_taken.fire"):
+        assert name in table.column_names
+    for row in rows:
+        expected = _direct_row(row["seed"])
+        assert {key: row[key] for key in expected} == expected
+        assert row["error"] is None
+        assert row["pulses"] == 100_000  # the scenario's end, as `affray run`
+        assert row["warrior.damage_taken.fire"] == 0
+        assert row["warrior.alive"] != row["orc.alive"]  # a duel to the death
+
+
+def test_settled_is_the_pulse_after_the_fight_ends():
+    """`settled` is the first pulse with nothing left to happen: one round after the
+    death (the survivor's round that finds its foe dead), plus one."""
+    for row in batch(DUEL, runs=3).to_pylist():
+        death = row["warrior.death_pulse"] or row["orc.death_pulse"]
+        assert row["settled"] == death + 13
+
+
+def test_rows_are_the_same_whatever_the_workers_or_the_executor():
+    """The same seed gives the same row with 1 worker, 2 worker processes, a given
+    executor (thread or process pool) and any task size."""
+    one = batch(DUEL, runs=6, seed=3)
+    assert batch(DUEL, runs=6, seed=3, workers=2).equals(one)
+    assert batch(DUEL, runs=6, seed=3, chunk_size=1).equals(one)
+    with ThreadPoolExecutor(max_workers=1) as threads:
+        assert batch(DUEL, runs=6, seed=3, executor=threads, chunk_size=2).equals(one)
+    with ProcessPoolExecutor(max_workers=2, mp_context=_context()) as pool:
+        assert batch(DUEL, runs=6, seed=3, executor=pool).equals(one)
+
+
+def test_the_scenario_is_read_once_and_shipped_parsed(tmp_path, monkeypatch):
+    """The file is read and parsed once; runs build from the parsed spec, so a scenario
+    file deleted after the start does not matter."""
+    path = tmp_path / "duel.toml"
+    path.write_text(DUEL.read_text(encoding="utf-8"), encoding="utf-8")
+    job = prepare(path)
+    path.unlink()
+    reads = []
+    monkeypatch.setattr(affray.scenario, "parse_scenario",
+                        lambda *a, **k: reads.append(a) or pytest.fail("parsed again"))
+    world = job.build(5)
+    try:
+        world.run()
+        assert world.pulse == 100_000
+    finally:
+        world.close()
+    assert reads == []
+    assert job.creatures == DUEL_IDS
+
+
+def test_a_run_that_raises_is_a_row_with_its_error(monkeypatch):
+    """A run that raises becomes a row with `error` set and no figures; the others run."""
+    original = affray.world.World.run
+
+    def broken(self, *args, **kwargs):
+        if self.seed == 1:
+            raise RuntimeError("boom")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(affray.world.World, "run", broken)
+    rows = batch(DUEL, runs=3).to_pylist()
+    assert [row["error"] for row in rows] == [None, "RuntimeError: boom", None]
+    assert rows[1]["warrior.hp"] is None and rows[1]["pulses"] == 0
+    assert rows[0]["warrior.hp"] is not None
+    summary = summarize(pa.Table.from_pylist(rows))
+    assert (summary["runs"], summary["errors"], summary["creatures"][0]["runs"]) == (3, 1, 2)
+
+
+def test_bad_batch_arguments_are_usage_errors(tmp_path):
+    with pytest.raises(affray.AffrayError, match="runs must be 0 or more"):
+        batch(DUEL, runs=-1)
+    with pytest.raises(affray.AffrayError, match="workers must be 1 or more"):
+        batch(DUEL, runs=1, workers=0)
+    with pytest.raises(affray.AffrayError, match="backend must be one of local, dask"):
+        batch(DUEL, runs=1, backend="spark")
+    with pytest.raises(affray.ScenarioError, match="cannot read"):
+        batch(tmp_path / "missing.toml", runs=1)
+    assert batch(DUEL, runs=0).num_rows == 0
+
+
+def test_the_dask_backend_gives_the_same_rows():
+    """backend="dask" on a 2-worker LocalCluster (processes, one thread each): the
+    same rows as the local run."""
+    pytest.importorskip("dask.distributed")
+    assert batch(DUEL, runs=4, seed=7, workers=2, backend="dask").equals(
+        batch(DUEL, runs=4, seed=7))
+
+
+# -- the summary -----------------------------------------------------------------------
+def test_wilson_interval_worked_values():
+    """95% Wilson score intervals against Newcombe (1998)'s published examples, 4
+    decimals: 81 of 263, 15 of 148, 0 of 10 (and all of 10, its mirror)."""
+    for (successes, trials), (low, high) in {(81, 263): (0.2553, 0.3662),
+                                              (15, 148): (0.0624, 0.1605),
+                                              (0, 10): (0.0, 0.2775),
+                                              (10, 10): (0.7225, 1.0)}.items():
+        assert wilson(successes, trials) == pytest.approx((low, high), abs=5e-5)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def _table(rows: list[dict]) -> pa.Table:
+    base = {"run": 0, "seed": 0, "pulses": 100, "settled": None, "error": None}
+    return pa.Table.from_pylist([{**base, **row} for row in rows])
+
+
+def test_summary_worked_example():
+    """Survival, damage mean and median, deaths, time to kill and damage by type, on four
+    hand-made runs."""
+    rows = []
+    for alive, taken, fire, death in ((True, 10, 0, None), (False, 30, 30, 48),
+                                      (False, 25, 5, 36), (True, 0, 0, None)):
+        rows.append({"x.hp": 1, "x.alive": alive, "x.damage_taken": taken, "x.struck": 2,
+                     "x.death_pulse": death, "x.damage_taken.fire": fire,
+                     "x.damage_taken.slash": taken - fire})
+    summary = summarize(_table(rows))
+    (creature,) = summary["creatures"]
+    assert creature["survived"] == 2 and creature["survival"] == 0.5
+    assert (creature["survival_low"], creature["survival_high"]) == pytest.approx(
+        wilson(2, 4))
+    assert creature["damage_mean"] == 16.25 and creature["damage_median"] == 17.5
+    assert creature["deaths"] == 2 and creature["time_to_kill_mean"] == 42
+    assert creature["time_to_kill_median"] == 42
+    by_type = {row["type"]: row for row in summary["damage_by_type"]}
+    assert by_type["fire"]["mean"] == 35 / 4 and by_type["slash"]["mean"] == 30 / 4
+    assert math.isclose(by_type["fire"]["share"], 35 / 65)
+
+
+# -- the commands ----------------------------------------------------------------------
+def test_batch_command_writes_parquet_and_csv_that_report_reads(tmp_path, capsys):
+    """`affray batch --out` writes the rows (Parquet or CSV); `affray report` prints the
+    same summary from either file; `--png` writes the plots."""
+    parquet, csv, png = tmp_path / "r.parquet", tmp_path / "r.csv", tmp_path / "r.png"
+    assert main(["batch", str(DUEL), "--runs", "6", "--out", str(parquet), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "warrior" in printed and "95% interval" in printed and str(parquet) in printed
+    assert main(["batch", str(DUEL), "--runs", "6", "--out", str(csv), "--json"]) == 0
+    from_batch = json.loads(capsys.readouterr().out)["summary"]
+    assert read_table(parquet).equals(batch(DUEL, runs=6))
+    assert summarize(read_table(csv)) == summarize(read_table(parquet)) == from_batch
+    assert main(["report", str(parquet), "--json", "--png", str(png)]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"] == from_batch
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["report", str(csv)]) == 0
+    assert "damage taken by type" in capsys.readouterr().out
+
+
+def test_commands_refuse_bad_files(tmp_path, capsys):
+    """A results file of the wrong kind, or missing, is exit 1 with a message; a bad
+    `--out` suffix too; `--runs -1` is a usage error (exit 2)."""
+    bad = tmp_path / "r.txt"
+    bad.write_text("x", encoding="utf-8")
+    assert main(["report", str(bad)]) == 1
+    assert "parquet or a .csv" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "none.parquet")]) == 1
+    assert "no such results file" in capsys.readouterr().err
+    assert main(["batch", str(DUEL), "--runs", "2", "--out", str(bad)]) == 1
+    assert "parquet or a .csv" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["batch", str(DUEL), "--runs", "-1"])
+    assert exit_info.value.code == 2
+    other = tmp_path / "other.csv"
+    write_table(pa.table({"a": [1]}), other)
+    assert main(["report", str(other)]) == 1
+    assert "not a batch results table" in capsys.readouterr().err
+
+
+def test_quick_duel_benchmarks_run():
+    """The duel benchmarks' quick sizes run and give their rows (not timed)."""
+    from affray.benchmarks.duels import duels
+    from affray.benchmarks.suite import QUICK
+    from affray.content_loader import default_content
+
+    names = [row.name for row in duels(default_content(), QUICK)]
+    assert names == ["duel to the death (1 core)", "batch, 1 worker", "batch, 2 workers",
+                     "idle pulse, stepped (tick)", "idle pulse, jumped (run)",
+                     "scenario loading (parse + build)"]
