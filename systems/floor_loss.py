@@ -122,10 +122,12 @@ class FloorIndex:
         self.items: list[str] = []
 
     def sync(self) -> None:
-        """Bring the index in step with the world's ItemStack entities."""
-        live = _stack_entities()
-        if live == self.members:
+        """Bring the index in step with the world's ItemStack entities (esper's own set of
+        them: it has no public call for it, and its queries cost a Python pass)."""
+        current = esper._components.get(ItemStack, set())
+        if current == self.members:  # compared in place: the usual case copies nothing
             return
+        live = set(current)
         gone = self.members - live
         if gone:
             keep = ~np.isin(self.entities, np.fromiter(gone, dtype=np.int64, count=len(gone)))
@@ -170,11 +172,6 @@ class FloorIndex:
         """Each item code's loss chance for a damage type (0 where no row fits)."""
         return np.fromiter((loss_chance(content, damage_type, item) or 0
                             for item in self.items), dtype=np.int64, count=len(self.items))
-
-
-def _stack_entities() -> set[int]:
-    """The ids of every entity with an ItemStack (esper's own set, copied)."""
-    return set(esper._components.get(ItemStack, ()))
 
 
 INDEX = "floor_index"
@@ -238,13 +235,20 @@ def _emit_losses(world: World, record: CastRecord, index: FloorIndex, rows: list
     for entity in [e for stack, e in zip(hit, entities, strict=True) if not stack.count]:
         esper.delete_entity(entity)
     items = [stack.item for stack in hit]
-    keys = list(zip(items, lost, strict=True))
-    messages = {key: _message(content, table, *key) for key in set(keys)}
+    # Messages by (item, count), kept across casts in the content's memo (content never
+    # changes): a cast looks each up once, and makes only the ones never seen.
+    known = content.cache.setdefault(("floor_loss", "messages", kind), {})
+    texts = [known.get(key) for key in zip(items, lost, strict=True)]
+    for n, text in enumerate(texts):
+        if text is None:
+            key = (items[n], lost[n])
+            text = texts[n] = known.get(key) or _message(content, table, *key)
+            known[key] = text
     cells = zip(index.xs[rows].tolist(), index.ys[rows].tolist(), strict=True)
     make = tuple.__new__  # an event without the NamedTuple's Python-level __new__
-    world.events.extend([make(ItemLost, (pulse, cell, item, gone, kind, messages[item, gone],
-                                         cause))
-                         for cell, item, gone in zip(cells, items, lost, strict=True)])
+    world.events.extend([make(ItemLost, (pulse, cell, item, gone, kind, text, cause))
+                         for cell, item, gone, text in zip(cells, items, lost, texts,
+                                                           strict=True)])
 
 
 class FloorItemLossSystem(System):
