@@ -68,6 +68,28 @@ def duel(make_world):
     return factory
 
 
+def standoff_text(attacker: str = "", victim: str = "", extra: str = "") -> str:
+    """A 6x3 room with caster "a" at [0, 1] and "v" at [3, 1]: in range of every ranged
+    spell, too far apart for melee (R-MELEE-2), so a victim a spell rouses never fights
+    back and a test's pinned draws meet no blow."""
+    return (
+        'name = "standoff"\n[map]\nrows = ["......", "......", "......"]\n'
+        f'[[creatures]]\nid = "a"\nat = [0, 1]\n{attacker}\n'
+        f'[[creatures]]\nid = "v"\nat = [3, 1]\n{victim}\n{extra}'
+    )
+
+
+@pytest.fixture
+def standoff(make_world):
+    """Factory: a world with caster "a" two cells clear of victim "v" (standoff_text)."""
+
+    def factory(attacker: str = "", victim: str = "", extra: str = "",
+                seed: int | None = None) -> affray.World:
+        return make_world(standoff_text(attacker, victim, extra), seed=seed)
+
+    return factory
+
+
 def make_hit(world: affray.World, dam: int, damage_type: str = "fire", *,
              flags: tuple[str, ...] = ("spell", "magic"), melee: bool = False,
              source: str | None = "a", victim: str = "v"):

@@ -21,22 +21,22 @@ CASTER = 'level = 30\nplayer = true\nprofession = "necromancer"\nstats = { int =
 
 
 # -- R-LVL-4 and the cast event's level ----------------------------------------------------
-def test_every_cast_event_carries_the_spell_level_r_lvl_4(duel):
+def test_every_cast_event_carries_the_spell_level_r_lvl_4(standoff):
     """R-LVL-1 / R-LVL-4: the `cast` event names the level: an NPC of level 17 casts at
     17; a level-30 necromancer (caster penalty 30/20 = 1, int 18 adds 0) at 29."""
-    npc = duel(attacker="level = 17", victim="hp = 100", extra=spell_toml("zap", damage="1"))
+    npc = standoff(attacker="level = 17", victim="hp = 100", extra=spell_toml("zap", damage="1"))
     assert cast(npc, "a", "zap", "v")[0]["level"] == 17
-    player = duel(attacker=CASTER, victim="hp = 100", extra=spell_toml("zap", damage="1"))
+    player = standoff(attacker=CASTER, victim="hp = 100", extra=spell_toml("zap", damage="1"))
     assert cast(player, "a", "zap", "v")[0]["level"] == 29
 
 
 @pytest.mark.parametrize(("bonus", "level", "fails"), [(-28, 1, False), (-29, 0, True),
                                                        (-100, -71, True)])
-def test_a_cast_at_level_0_or_below_fails_r_lvl_4(duel, bonus, level, fails):
+def test_a_cast_at_level_0_or_below_fails_r_lvl_4(standoff, bonus, level, fails):
     """R-LVL-4: a negative skill-level bonus takes the level-29 cast to 1 (it goes off),
     to 0 or below (a `cast_failed` event after the `cast`, and nothing else: no damage,
     no status; the caster still pays the spell's beats)."""
-    world = duel(attacker=f"{CASTER}\nskill_level_bonus = {bonus}", victim="hp = 100",
+    world = standoff(attacker=f"{CASTER}\nskill_level_bonus = {bonus}", victim="hp = 100",
                  extra=spell_toml("chill", type="cold", damage="5"))
     log = cast(world, "a", "chill", "v")
     assert log[0]["kind"] == "cast" and log[0]["level"] == level
@@ -53,20 +53,20 @@ def test_a_cast_at_level_0_or_below_fails_r_lvl_4(duel, bonus, level, fails):
 
 # -- spell fields on a failed save ---------------------------------------------------------
 @pytest.mark.parametrize(("tier", "wait"), [(0, 12), (1, 3), (2, 4), (3, 6)])
-def test_wait_on_a_failed_save_cut_by_npc_tier_r_lag_6(duel, monkeypatch, tier, wait):
+def test_wait_on_a_failed_save_cut_by_npc_tier_r_lag_6(standoff, monkeypatch, tier, wait):
     """R-LAG-6 through a spell: the default book's entangle puts 12 pulses of wait on a
     creature that fails its save (roll 40 against a save of 40); an NPC of tier 1 keeps a
     quarter (3), tier 2 a third (4), tier 3 a half (6)."""
-    world = duel(victim=f"hp = 100\nnpc_tier = {tier}")
+    world = standoff(victim=f"hp = 100\nnpc_tier = {tier}")
     pin_draws(world, monkeypatch, "percent", [40])
     log = cast(world, "a", "entangle", "v")
     assert kinds(log) == ["cast"]
     assert world.wait_of("v") == wait
 
 
-def test_no_wait_on_a_saved_cast_r_lag_6(duel, monkeypatch):
+def test_no_wait_on_a_saved_cast_r_lag_6(standoff, monkeypatch):
     """The spell's own effects need a failed save: roll 39 saves, no wait, no daze."""
-    world = duel(victim="hp = 100")
+    world = standoff(victim="hp = 100")
     pin_draws(world, monkeypatch, "percent", [39, 39])
     cast(world, "a", "entangle", "v")
     world.run(11)
@@ -76,35 +76,35 @@ def test_no_wait_on_a_saved_cast_r_lag_6(duel, monkeypatch):
 
 
 @pytest.mark.parametrize(("tier", "daze"), [(0, 24), (1, 6), (3, 12)])
-def test_daze_on_a_failed_save_cut_by_npc_tier_r_lag_6(duel, monkeypatch, tier, daze):
+def test_daze_on_a_failed_save_cut_by_npc_tier_r_lag_6(standoff, monkeypatch, tier, daze):
     """R-LAG-6: the daze spell's 24 pulses of daze: tier 1 keeps 6, tier 3 keeps 12."""
-    world = duel(victim=f"hp = 100\nnpc_tier = {tier}")
+    world = standoff(victim=f"hp = 100\nnpc_tier = {tier}")
     pin_draws(world, monkeypatch, "percent", [40])
     cast(world, "a", "daze", "v")
     assert world.daze_of("v") == daze
 
 
-def test_stunning_word_refuses_the_victims_next_action_r_stun_1(duel, monkeypatch):
+def test_stunning_word_refuses_the_victims_next_action_r_stun_1(standoff, monkeypatch):
     """R-STUN-1: stunning word on a failed save: a `stun` event, then the victim's next
     action (a step) is refused as `stunned` and it stays put."""
-    world = duel(victim="hp = 100")
+    world = standoff(victim="hp = 100")
     pin_draws(world, monkeypatch, "percent", [40])
     log = cast(world, "a", "stunning_word", "v")
     assert log[1:] == [{"pulse": 0, "kind": "stun", "target": "v", "state": "stun"}]
     start = len(world.events)
-    world.submit(affray.Move(actor="v", to=(3, 1)))
+    world.submit(affray.Move(actor="v", to=(4, 1)))
     world.tick()
     assert [e.to_dict() for e in world.events[start:]] == [
         {"pulse": 1, "kind": "refused", "actor": "v", "action": "move", "reason": "stunned"}]
-    assert world.snapshot()["creatures"]["v"]["at"] == [2, 1]
+    assert world.snapshot()["creatures"]["v"]["at"] == [3, 1]
 
 
-def test_a_saved_stunning_word_stuns_no_one_r_stun_1(duel, monkeypatch):
+def test_a_saved_stunning_word_stuns_no_one_r_stun_1(standoff, monkeypatch):
     """R-STUN-1: saved (roll 39): no stun, and the victim's step goes through."""
-    world = duel(victim="hp = 100")
+    world = standoff(victim="hp = 100")
     pin_draws(world, monkeypatch, "percent", [39])
     assert kinds(cast(world, "a", "stunning_word", "v")) == ["cast"]
-    world.submit(affray.Move(actor="v", to=(3, 1)))
+    world.submit(affray.Move(actor="v", to=(4, 1)))
     world.tick()
     assert kinds([e.to_dict() for e in world.events[-1:]]) == ["moved"]
 
@@ -121,13 +121,13 @@ grants_imm = ["fire"]
 
 @pytest.mark.parametrize(("rolls", "removed"), [((5, 4), (True, False)),
                                                 ((4, 5), (False, True))])
-def test_dispel_strips_affects_but_not_what_gear_grants_r_save_9_r_imm_6(duel, monkeypatch,
+def test_dispel_strips_affects_but_not_what_gear_grants_r_save_9_r_imm_6(standoff, monkeypatch,
                                                                         rolls, removed):
     """R-SAVE-9: dispel magic (level 20, no save) tries each affect in name order: haste
     and sanctuary (level 0) resist at 50 + 5 * (0 - 20), clamped to 5: a roll of 4 resists
     (`dispelled` with removed false), 5 does not (removed). R-IMM-6: the cloak's
     protection from heat is never rolled, and its fire immunity still holds after."""
-    world = duel(attacker="level = 20",
+    world = standoff(attacker="level = 20",
                  victim='hp = 100\naffects = ["sanctuary", "haste"]\nwear = ["salamander_cloak"]',
                  extra=DISPEL_GEAR)
     drawn = pin_draws(world, monkeypatch, "percent", list(rolls))
@@ -154,12 +154,12 @@ CHARM = spell_toml("allure", type="charm", damage="6", save="half")
     (10, 10, True),    # no lead: save 40
     (10, 40, False),
 ])
-def test_charm_save_drops_with_the_casters_charisma_lead_r_save_7(duel, monkeypatch,
+def test_charm_save_drops_with_the_casters_charisma_lead_r_save_7(standoff, monkeypatch,
                                                                  caster_cha, roll, saved):
     """R-SAVE-7 through a cast: charm damage's save drops 2 per point of the caster's
     charisma lead (25 against 10: 40 - 30 = 10), checked at the boundary; saved halves
     6 to 3."""
-    world = duel(attacker=f"stats = {{ cha = {caster_cha} }}",
+    world = standoff(attacker=f"stats = {{ cha = {caster_cha} }}",
                  victim="hp = 100\nstats = { cha = 10 }", extra=CHARM)
     pin_draws(world, monkeypatch, "percent", [roll])
     log = cast(world, "a", "allure", "v")
@@ -202,10 +202,10 @@ def test_the_default_book_covers_every_type_rule():
 
 
 # -- casts refused when they run -----------------------------------------------------------
-def test_a_queued_cast_at_a_creature_that_died_is_refused(duel):
+def test_a_queued_cast_at_a_creature_that_died_is_refused(standoff):
     """A cast queued behind the caster's wait whose target died meanwhile: a `refused`
     event when it runs, and nothing else (no `cast`, no damage)."""
-    world = duel(victim="hp = 100", extra=spell_toml("zap", damage="1"))
+    world = standoff(victim="hp = 100", extra=spell_toml("zap", damage="1"))
     cast(world, "a", "zap", "v")
     world.submit(affray.Cast(actor="a", spell="zap", target="v"))  # waits for pulse 12
     world.run(4)
@@ -218,10 +218,10 @@ def test_a_queued_cast_at_a_creature_that_died_is_refused(duel):
          "reason": "target 'v' is dead"}]
 
 
-def test_a_caster_out_of_position_is_refused_r_lvl_5(duel):
+def test_a_caster_out_of_position_is_refused_r_lvl_5(standoff):
     """R-LVL-5: a spell's position is a minimum (fighting by default): a sleeping caster's
     cast is refused when it runs: a `refused` event and nothing else."""
-    world = duel(attacker='position = "sleeping"', victim="hp = 100",
+    world = standoff(attacker='position = "sleeping"', victim="hp = 100",
                  extra=spell_toml("zap", damage="1"))
     log = cast(world, "a", "zap", "v")
     assert log == [{"pulse": 0, "kind": "refused", "actor": "a", "action": "cast",

@@ -71,11 +71,11 @@ def test_burning_goes_through_the_pipeline_without_type_rules_r_stat_1(make_worl
     assert events_of(world, "status", change="applied") == []
 
 
-def test_burning_is_refreshed_when_reapplied_r_stat_1(duel):
+def test_burning_is_refreshed_when_reapplied_r_stat_1(standoff):
     """R-STAT-1: a second fire harm at pulse 20 adds a degree and restarts the 48 pulses
     (ends at 68), keeping the 4-pulse rhythm: 1 a tick at 4..20 (20's tick comes before
     the cast), 2 a tick at 24..68."""
-    world = duel(victim="hp = 200",
+    world = standoff(victim="hp = 200",
                  extra="[content.world]\nburning_chance = 100\n" + spell_toml("spark_fire",
                                                                             damage="1"))
     cast(world, "a", "spark_fire", "v")
@@ -115,9 +115,9 @@ def test_a_move_onto_dry_floor_keeps_burning_r_stat_1(make_world):
     assert len(ticks(world, "burning")) == 12
 
 
-def test_cold_harm_ends_burning_and_its_ticks_r_stat_1(duel):
+def test_cold_harm_ends_burning_and_its_ticks_r_stat_1(standoff):
     """R-STAT-1 / R-COLD-1: cold harm at pulse 10 ends burning: ticks at 4 and 8 only."""
-    world = duel(victim="hp = 100\nstatuses = { burning = 1 }",
+    world = standoff(victim="hp = 100\nstatuses = { burning = 1 }",
                  extra=spell_toml("chill", type="cold", damage="3"))
     world.run(10)
     cast(world, "a", "chill", "v")
@@ -128,12 +128,12 @@ def test_cold_harm_ends_burning_and_its_ticks_r_stat_1(duel):
 
 # -- R-STAT-2: sluggish --------------------------------------------------------------------
 @pytest.mark.parametrize(("degree", "wait"), [(0, 12), (1, 14), (2, 16)])
-def test_sluggish_adds_2d_to_own_waits_r_stat_2(duel, degree, wait):
+def test_sluggish_adds_2d_to_own_waits_r_stat_2(standoff, degree, wait):
     """R-STAT-2: every wait a creature gets from its own actions is raised by 2*d: a cast
     of 12 beats costs 14 at Sluggish 1, 16 at Sluggish 2, and its next queued cast runs
     that much later."""
     statuses = f"statuses = {{ sluggish = {degree} }}" if degree else ""
-    world = duel(attacker=statuses, victim="hp = 200", extra=spell_toml("zap", damage="1"))
+    world = standoff(attacker=statuses, victim="hp = 200", extra=spell_toml("zap", damage="1"))
     cast(world, "a", "zap", "v")
     assert world.wait_of("a") == wait
     world.submit(affray.Cast(actor="a", spell="zap", target="v"))
@@ -149,18 +149,18 @@ def test_sluggish_raises_a_move_wait_too_r_stat_2(make_world):
     assert world.wait_of("v") == 8
 
 
-def test_sluggish_does_not_raise_lag_others_put_on_it_r_stat_2(duel):
+def test_sluggish_does_not_raise_lag_others_put_on_it_r_stat_2(standoff):
     """R-STAT-2: only its own actions' waits: 12 pulses of wait from another's spell stay
     12 on a Sluggish 2 creature."""
-    world = duel(victim="hp = 100\nstatuses = { sluggish = 2 }",
+    world = standoff(victim="hp = 100\nstatuses = { sluggish = 2 }",
                  extra=spell_toml("root", type="mental", damage=0, wait=12))
     cast(world, "a", "root", "v")
     assert world.wait_of("v") == 12
 
 
-def test_sluggish_lasts_48_pulses_r_stat_2(duel):
+def test_sluggish_lasts_48_pulses_r_stat_2(standoff):
     """R-STAT-2: Sluggish ends at pulse 48 (a `status` event); a cast after costs 12."""
-    world = duel(attacker="statuses = { sluggish = 1 }", victim="hp = 200",
+    world = standoff(attacker="statuses = { sluggish = 1 }", victim="hp = 200",
                  extra=spell_toml("zap", damage="1"))
     world.run(48)
     assert world.pulse == 48 and ends(world) == []
@@ -171,10 +171,11 @@ def test_sluggish_lasts_48_pulses_r_stat_2(duel):
 
 
 @pytest.mark.parametrize(("degree", "factor"), [(1, 0.9), (3, 0.7), (5, 0.5), (7, 0.5)])
-def test_sluggish_cuts_evasion_with_a_floor_r_stat_2(duel, degree, factor):
+def test_sluggish_cuts_evasion_with_a_floor_r_stat_2(standoff, degree, factor):
     """R-STAT-2: evasion x (1 - 0.1 d), never below x0.5 (7 degrees would be 0.3)."""
-    plain = duel(victim="level = 40\nstats = { dex = 25 }")
-    slow = duel(victim=f"level = 40\nstats = {{ dex = 25 }}\nstatuses = {{ sluggish = {degree} }}")
+    plain = standoff(victim="level = 40\nstats = { dex = 25 }")
+    slow = standoff(victim=f"level = 40\nstats = {{ dex = 25 }}\n"
+                           f"statuses = {{ sluggish = {degree} }}")
     base = evasion(plain.sheet("v"), plain.content, False)
     assert base > 0
     assert evasion(slow.sheet("v"), slow.content, False) == pytest.approx(base * factor)
@@ -223,11 +224,11 @@ def test_corroded_loses_2d_hit_points_evenly_over_48_pulses_r_stat_3(make_world,
     assert world.sheet("v").vitals.hp == 100 - 2 * degree
 
 
-def test_corroded_reapplied_owes_two_more_over_48_from_then_r_stat_3(duel):
+def test_corroded_reapplied_owes_two_more_over_48_from_then_r_stat_3(standoff):
     """R-STAT-3 / R-ACID-1: Corroded 1 from creation (ticks due 24, 48) and an acid hit
     at pulse 12 (degree 2, 4 points owed from then): the 4 points fall evenly over the 48
     pulses after it: 24, 36, 48, 60."""
-    world = duel(victim="hp = 100\nstatuses = { corroded = 1 }",
+    world = standoff(victim="hp = 100\nstatuses = { corroded = 1 }",
                  extra=spell_toml("splash", type="acid", damage="3"))
     world.run(12)
     cast(world, "a", "splash", "v")
@@ -258,10 +259,10 @@ def test_poison_goes_through_the_pipeline_r_stat_4(make_world):
     assert world.sheet("v").vitals.hp == 100
 
 
-def test_poison_is_refreshed_when_reapplied_r_stat_4(duel):
+def test_poison_is_refreshed_when_reapplied_r_stat_4(standoff):
     """R-STAT-4 / R-POIS-1: a poison hit at pulse 60 makes it degree 2 and restarts the
     120 pulses (ends at 180) on the same 12-pulse rhythm."""
-    world = duel(victim="hp = 200\nstatuses = { poisoned = 1 }",
+    world = standoff(victim="hp = 200\nstatuses = { poisoned = 1 }",
                  extra=spell_toml("sting", type="poison", damage="2"))
     world.run(60)
     cast(world, "a", "sting", "v")
@@ -286,11 +287,11 @@ def test_a_status_that_kills_stops_ticking_r_stat_1(make_world):
     assert world.events[-1].kind == "death"
 
 
-def test_a_creature_killed_by_a_spell_loses_its_statuses_r_stat_1(duel):
+def test_a_creature_killed_by_a_spell_loses_its_statuses_r_stat_1(standoff):
     """R-STAT-1..4: a burning, poisoned creature killed by a spell never ticks again, and
     by the next status pulse its statuses are gone from the snapshot, like a creature a
     status killed (no `ended` events: the death says it)."""
-    world = duel(victim="hp = 10\nstatuses = { burning = 1, poisoned = 1 }",
+    world = standoff(victim="hp = 10\nstatuses = { burning = 1, poisoned = 1 }",
                  extra=spell_toml("zap", damage="30"))
     cast(world, "a", "zap", "v")
     world.run(200)
