@@ -83,10 +83,10 @@ def kinds(events: list[dict[str, Any]]) -> list[str]:
 
 # -- R-TYPE-1: the type rule comes with the spell, whatever the via ------------------------
 @pytest.mark.parametrize("via", VIAS)
-def test_type_rule_applies_whatever_the_via_r_type_1(duel, via):
+def test_type_rule_applies_whatever_the_via_r_type_1(standoff, via):
     """R-TYPE-1: a cold spell leaves Sluggish on the harmed from mana, scroll, wand, trap
     or breath alike; a fire spell's burning roll is made for every via too."""
-    world = duel(victim="hp = 200", extra=spell_toml("test_cold", type="cold"))
+    world = standoff(victim="hp = 200", extra=spell_toml("test_cold", type="cold"))
     log = cast(world, "a", "test_cold", "v", via=via)
     assert log[0] == {"pulse": 0, "kind": "cast", "actor": "a", "spell": "test_cold",
                       "level": 1, "via": via, "target": "v"}
@@ -96,9 +96,9 @@ def test_type_rule_applies_whatever_the_via_r_type_1(duel, via):
 
 
 @pytest.mark.parametrize("via", VIAS)
-def test_fire_rule_applies_whatever_the_via_r_type_1(duel, monkeypatch, via):
+def test_fire_rule_applies_whatever_the_via_r_type_1(standoff, monkeypatch, via):
     """R-TYPE-1 / R-FIRE-1: the burning roll happens for a fire cast of every via."""
-    world = duel(victim="hp = 200", extra=spell_toml("test_fire"))
+    world = standoff(victim="hp = 200", extra=spell_toml("test_fire"))
     drawn = pin_draws(world, monkeypatch, "percent", [1])
     cast(world, "a", "test_fire", "v", via=via)
     assert drawn == [1]
@@ -140,35 +140,35 @@ def test_a_fire_weapon_sets_no_one_burning_r_melee_8(duel):
 
 
 # -- R-TYPE-2: no harm, no type effect -----------------------------------------------------
-def test_an_immune_creature_gets_no_type_effect_r_type_2(duel, monkeypatch):
+def test_an_immune_creature_gets_no_type_effect_r_type_2(standoff, monkeypatch):
     """R-TYPE-2: a victim immune to cold is not made Sluggish and keeps its Burning; one
     immune to fire is never rolled for burning (no draw at all)."""
-    world = duel(victim='hp = 100\nimm = ["cold"]\nstatuses = { burning = 1 }',
+    world = standoff(victim='hp = 100\nimm = ["cold"]\nstatuses = { burning = 1 }',
                  extra=spell_toml("test_cold", type="cold"))
     log = cast(world, "a", "test_cold", "v")
     assert kinds(log) == ["cast", "immune"]
     assert world.sheet("v").statuses.degrees == {"burning": 1}
-    fire = duel(victim='hp = 100\nimm = ["fire"]', extra=spell_toml("test_fire"))
+    fire = standoff(victim='hp = 100\nimm = ["fire"]', extra=spell_toml("test_fire"))
     pin_draws(fire, monkeypatch, "percent", [])
     assert kinds(cast(fire, "a", "test_fire", "v")) == ["cast", "immune"]
     assert fire.sheet("v").statuses.degrees == {}
 
 
-def test_a_hit_cut_to_nothing_is_no_harm_r_type_2(duel, monkeypatch):
+def test_a_hit_cut_to_nothing_is_no_harm_r_type_2(standoff, monkeypatch):
     """R-TYPE-2: harmed means at least 1 hit point lost after protections: 1 under
     sanctuary is 0 (a `damage` event of 0, no Sluggish, burning not put out), 2 under
     sanctuary is 1 (harmed: Sluggish, burning out)."""
     victim = 'hp = 100\naffects = ["sanctuary"]\nstatuses = { burning = 1 }'
     extra = spell_toml("cold_1", type="cold", damage="1") + spell_toml(
         "cold_2", type="cold", damage="2") + spell_toml("fire_1", damage="1")
-    world = duel(victim=victim, extra=extra)
+    world = standoff(victim=victim, extra=extra)
     log = cast(world, "a", "cold_1", "v")
     assert kinds(log) == ["cast", "damage"] and log[1]["amount"] == 0 and log[1]["raw"] == 1
     assert world.sheet("v").statuses.degrees == {"burning": 1}
-    fire = duel(victim=victim, extra=extra)
+    fire = standoff(victim=victim, extra=extra)
     pin_draws(fire, monkeypatch, "percent", [])  # no burning roll for a 0 hit
     assert kinds(cast(fire, "a", "fire_1", "v")) == ["cast", "damage"]
-    harmed = duel(victim=victim, extra=extra)
+    harmed = standoff(victim=victim, extra=extra)
     log = cast(harmed, "a", "cold_2", "v")
     assert log[1]["amount"] == 1
     assert [(e["status"], e["change"]) for e in log[2:]] == [("sluggish", "applied"),
@@ -177,10 +177,10 @@ def test_a_hit_cut_to_nothing_is_no_harm_r_type_2(duel, monkeypatch):
 
 # -- R-FIRE-1 ------------------------------------------------------------------------------
 @pytest.mark.parametrize(("roll", "burns"), [(1, True), (25, True), (26, False), (100, False)])
-def test_burning_roll_boundary_r_fire_1(duel, monkeypatch, roll, burns):
+def test_burning_roll_boundary_r_fire_1(standoff, monkeypatch, roll, burns):
     """R-FIRE-1: Burning 1 when chance(25) holds: a 1..100 roll at or under 25. A roll of
     25 burns, 26 does not; exactly one roll per harmed creature."""
-    world = duel(victim="hp = 100", extra=spell_toml("test_fire"))
+    world = standoff(victim="hp = 100", extra=spell_toml("test_fire"))
     drawn = pin_draws(world, monkeypatch, "percent", [roll])
     log = cast(world, "a", "test_fire", "v")
     assert drawn == [roll]
@@ -230,10 +230,10 @@ def test_one_in_four_harmed_creatures_burns_r_fire_1(make_world):
 
 
 # -- R-COLD-1 ------------------------------------------------------------------------------
-def test_cold_harm_slows_and_puts_out_burning_r_cold_1(duel):
+def test_cold_harm_slows_and_puts_out_burning_r_cold_1(standoff):
     """R-COLD-1: a cold spell that harms: Sluggish 1, and its Burning (degree 2 here)
     ends at once, so no burn tick follows."""
-    world = duel(victim="hp = 100\nstatuses = { burning = 2 }",
+    world = standoff(victim="hp = 100\nstatuses = { burning = 2 }",
                  extra=spell_toml("test_cold", type="cold", damage="5"))
     log = cast(world, "a", "test_cold", "v")
     assert log[1:] == [
@@ -249,10 +249,10 @@ def test_cold_harm_slows_and_puts_out_burning_r_cold_1(duel):
     assert world.sheet("v").vitals.hp == 95
 
 
-def test_a_cold_miss_does_nothing_r_cold_1(duel):
+def test_a_cold_miss_does_nothing_r_cold_1(standoff):
     """R-COLD-1: a cold bolt that strikes no one (aimed at an empty cell off the victim's
     line) leaves the victim burning and not sluggish."""
-    world = duel(victim="hp = 100\nstatuses = { burning = 1 }",
+    world = standoff(victim="hp = 100\nstatuses = { burning = 1 }",
                  extra=spell_toml("test_cold", type="cold"))
     log = cast(world, "a", "test_cold", [1, 0])
     assert kinds(log) == ["cast"]
@@ -260,9 +260,9 @@ def test_a_cold_miss_does_nothing_r_cold_1(duel):
 
 
 # -- R-POIS-1 ------------------------------------------------------------------------------
-def test_poison_adds_a_degree_on_each_harm_r_pois_1(duel):
+def test_poison_adds_a_degree_on_each_harm_r_pois_1(standoff):
     """R-POIS-1: Poisoned one degree more on each harm: 1, then 2."""
-    world = duel(victim="hp = 100", extra=spell_toml("test_poison", type="poison", damage="3"))
+    world = standoff(victim="hp = 100", extra=spell_toml("test_poison", type="poison", damage="3"))
     cast(world, "a", "test_poison", "v")
     world.run(11)
     world.submit(affray.Cast(actor="a", spell="test_poison", target="v"))
@@ -280,10 +280,10 @@ def test_poison_adds_a_degree_on_each_harm_r_pois_1(duel):
     (49, 1, 1),    # 1 + 0
     (1, 9, 13),    # 9 + 4 = 13 (then trimmed to 10, R-PROT-6)
 ])
-def test_necrotic_half_again_below_half_hp_r_necro_1(duel, hp, roll, raw):
+def test_necrotic_half_again_below_half_hp_r_necro_1(standoff, hp, roll, raw):
     """R-NECRO-1: half again, rounded down, against a creature below 50% of its hit
     points (max 100): hp 49 takes 7 as 10; hp 50 (exactly half) gets no bonus."""
-    world = duel(victim=f"hp = {hp}\nmax_hp = 100",
+    world = standoff(victim=f"hp = {hp}\nmax_hp = 100",
                  extra=spell_toml("test_rot", type="necrotic", damage=str(roll)))
     log = cast(world, "a", "test_rot", "v")
     damage = log[1]
@@ -292,24 +292,24 @@ def test_necrotic_half_again_below_half_hp_r_necro_1(duel, hp, roll, raw):
     assert damage["amount"] == (raw * 4 // 5 if raw > 10 else raw)
 
 
-def test_necrotic_bonus_comes_before_protections_and_the_save_r_necro_1(duel, monkeypatch):
+def test_necrotic_bonus_comes_before_protections_and_the_save_r_necro_1(standoff, monkeypatch):
     """R-NECRO-1: the bonus is added before the protections: 7 -> 10 -> sanctuary 5 (not
     7 -> 3 -> 4); and before the save's halving (R-SAVE-10): 7 -> 10 -> saved 5."""
     extra = (spell_toml("test_rot", type="necrotic", damage="7")
              + spell_toml("test_rot_save", type="necrotic", damage="7", save="half"))
-    world = duel(victim='hp = 49\nmax_hp = 100\naffects = ["sanctuary"]', extra=extra)
+    world = standoff(victim='hp = 49\nmax_hp = 100\naffects = ["sanctuary"]', extra=extra)
     log = cast(world, "a", "test_rot", "v")
     assert (log[1]["raw"], log[1]["amount"]) == (10, 5)
-    saved = duel(victim="hp = 49\nmax_hp = 100", extra=extra)
+    saved = standoff(victim="hp = 49\nmax_hp = 100", extra=extra)
     pin_draws(saved, monkeypatch, "percent", [1])  # 1 < 40: saves
     log = cast(saved, "a", "test_rot_save", "v")
     assert (log[1]["raw"], log[1]["amount"], log[1]["saved"]) == (5, 5, True)
 
 
-def test_the_undead_are_immune_to_necrotic_harm_r_necro_1(duel, monkeypatch):
+def test_the_undead_are_immune_to_necrotic_harm_r_necro_1(standoff, monkeypatch):
     """R-NECRO-1: an undead victim: an `immune` event, no damage, no save rolled, hp kept
     (even below half, where the bonus would apply)."""
-    world = duel(victim="hp = 10\nmax_hp = 100\nundead = true",
+    world = standoff(victim="hp = 10\nmax_hp = 100\nundead = true",
                  extra=spell_toml("test_rot", type="necrotic", damage="7", save="half"))
     pin_draws(world, monkeypatch, "percent", [])
     log = cast(world, "a", "test_rot", "v")
@@ -319,10 +319,10 @@ def test_the_undead_are_immune_to_necrotic_harm_r_necro_1(duel, monkeypatch):
 
 
 # -- R-ACID-1 / R-ACID-2 -------------------------------------------------------------------
-def test_acid_corrodes_two_hit_points_over_48_pulses_r_acid_1(duel):
+def test_acid_corrodes_two_hit_points_over_48_pulses_r_acid_1(standoff):
     """R-ACID-1 (with R-STAT-3): acid that harms leaves Corroded 1: one raw hit point at
     pulse 24 and one at 48 (sanctuary does not cut them), then the status ends."""
-    world = duel(victim='hp = 100\naffects = ["sanctuary"]',
+    world = standoff(victim='hp = 100\naffects = ["sanctuary"]',
                  extra=spell_toml("test_acid", type="acid", damage="10"))
     log = cast(world, "a", "test_acid", "v")
     assert log[1]["amount"] == 5  # the spell hit itself is protected
@@ -352,18 +352,18 @@ slot = "head"
 """
 
 
-def acid_world(duel, player: bool = True):
+def acid_world(standoff, player: bool = True):
     victim = (f'hp = 500\nplayer = {toml_value(player)}\n'
               'wear = ["test_cap", "test_plate"]')  # listed head first: body is eaten first
-    return duel("level = 10", victim,
+    return standoff("level = 10", victim,
                 extra=ACID_GEAR + spell_toml("test_acid", type="acid", damage="10"))
 
 
-def test_acid_eats_body_armour_first_then_destroys_it_r_acid_2(duel, monkeypatch):
+def test_acid_eats_body_armour_first_then_destroys_it_r_acid_2(standoff, monkeypatch):
     """R-ACID-2: acid that harms a player damages its body armour (worn second in the
     list, eaten first), then destroys it: the armour's protection is gone at once, so the
     next acid hit is no longer reduced; then the next piece (the cap) is eaten."""
-    world = acid_world(duel)
+    world = acid_world(standoff)
     victim = world.sheet("v")
     assert victim.armor("exotic") == 400
     pin_draws(world, monkeypatch, "percent", [61, 61, 61])  # never withstands (60%)
@@ -384,11 +384,51 @@ def test_acid_eats_body_armour_first_then_destroys_it_r_acid_2(duel, monkeypatch
                          "item": "test_cap", "change": "damaged"}
 
 
+ROBES = """
+[content.items.holy_robe]
+class = "armor"
+material = "cloth"
+slot = "body"
+grants_affects = ["sanctuary", "protection_heat"]
+grants_imm = ["cold"]
+[content.items.ember_ring]
+class = "armor"
+material = "gold"
+slot = "finger"
+grants_affects = ["protection_heat"]
+"""
+
+
+def test_destroyed_armour_takes_what_it_granted_with_it_r_acid_2(standoff, monkeypatch):
+    """R-ACID-2 / R-IMM-6: a body robe granting sanctuary, protection from heat and cold
+    immunity is eaten away: sanctuary and the immunity go with it (the next acid hit is
+    no longer halved, and cold harms again); protection from heat stays, since the ring
+    still worn grants it too."""
+    world = standoff(victim='hp = 300\nplayer = true\nwear = ["ember_ring", "holy_robe"]',
+                 extra=ROBES + spell_toml("test_acid", type="acid", damage="10")
+                 + spell_toml("test_cold", type="cold", damage="10"))
+    pin_draws(world, monkeypatch, "percent", [100, 100, 100])  # the robe twice, the ring
+    assert kinds(cast(world, "a", "test_cold", "v")) == ["cast", "immune"]
+    world.run(11)
+    first = cast(world, "a", "test_acid", "v")
+    assert [e["amount"] for e in first if e["kind"] == "damage"] == [5]  # sanctuary
+    world.run(11)
+    second = cast(world, "a", "test_acid", "v")
+    assert second[-1]["change"] == "destroyed"
+    assert world.snapshot()["creatures"]["v"]["affects"] == ["protection_heat"]
+    world.run(11)
+    third = cast(world, "a", "test_acid", "v")
+    assert [e["amount"] for e in third if e.get("cause") == "spell"] == [10]
+    world.run(11)
+    assert [e["amount"] for e in cast(world, "a", "test_cold", "v")
+            if e.get("cause") == "spell"] == [10]
+
+
 @pytest.mark.parametrize(("roll", "eaten"), [(60, False), (61, True)])
-def test_acid_resist_boundary_r_acid_2(duel, monkeypatch, roll, eaten):
+def test_acid_resist_boundary_r_acid_2(standoff, monkeypatch, roll, eaten):
     """R-ACID-2: a material withstands acid at its chance: a 1..100 roll at or under
     acid_resist (60) withstands; 61 does not."""
-    world = acid_world(duel)
+    world = acid_world(standoff)
     drawn = pin_draws(world, monkeypatch, "percent", [roll])
     log = cast(world, "a", "test_acid", "v")
     assert drawn == [roll]
@@ -396,10 +436,10 @@ def test_acid_resist_boundary_r_acid_2(duel, monkeypatch, roll, eaten):
     assert world.sheet("v").equipment.worn[0].damaged is eaten
 
 
-def test_acid_eats_no_npc_gear_r_acid_2(duel, monkeypatch):
+def test_acid_eats_no_npc_gear_r_acid_2(standoff, monkeypatch):
     """R-ACID-2: a non-player creature harmed by acid is corroded, but its gear is never
     rolled for or touched."""
-    world = acid_world(duel, player=False)
+    world = acid_world(standoff, player=False)
     pin_draws(world, monkeypatch, "percent", [])
     log = cast(world, "a", "test_acid", "v")
     assert kinds(log) == ["cast", "damage", "status"]
@@ -413,19 +453,19 @@ SAVE_SPELLS = (spell_toml("cold_half", type="cold", damage="21", save="half")
 
 
 @pytest.mark.parametrize(("roll", "saved", "amount"), [(39, True, 10), (40, False, 16)])
-def test_a_save_halves_before_the_protections_r_save_10(duel, monkeypatch, roll, saved,
+def test_a_save_halves_before_the_protections_r_save_10(standoff, monkeypatch, roll, saved,
                                                         amount):
     """R-SAVE-10: level 1 against level 1 saves at 40 (a roll below 40). Saved: 21 -> 10
     (integer half) -> no flat trim (10 is not above 10) -> 10. Unsaved: 21 -> trim 16.
     (Halving after the protections would give 8.)"""
-    world = duel(victim="hp = 100", extra=SAVE_SPELLS)
+    world = standoff(victim="hp = 100", extra=SAVE_SPELLS)
     pin_draws(world, monkeypatch, "percent", [roll])
     log = cast(world, "a", "cold_half", "v")
     assert (log[1]["raw"], log[1]["amount"], log[1]["saved"]) == (
         10 if saved else 21, amount, saved)
 
 
-def test_save_none_rolls_no_save_r_save_10(duel, monkeypatch):
+def test_save_none_rolls_no_save_r_save_10(standoff, monkeypatch):
     """R-SAVE-10: a spell with save = "none" never calls the save."""
     from affray.systems.rules import magic
 
@@ -433,7 +473,7 @@ def test_save_none_rolls_no_save_r_save_10(duel, monkeypatch):
         raise AssertionError("a save was rolled for a save = 'none' spell")
 
     monkeypatch.setattr(magic, "saves_spell", no_save)
-    world = duel(victim="hp = 100", extra=SAVE_SPELLS)
+    world = standoff(victim="hp = 100", extra=SAVE_SPELLS)
     log = cast(world, "a", "cold_none", "v")
     assert (log[1]["raw"], log[1]["amount"], log[1]["saved"]) == (21, 16, False)
 
@@ -455,15 +495,15 @@ def test_each_creature_struck_rolls_its_own_save_r_save_10(make_world, monkeypat
     assert hits == [("x1", True, 10), ("x2", False, 16), ("x3", True, 10)]
 
 
-def test_an_immune_victim_always_saves_r_save_6(duel, monkeypatch):
+def test_an_immune_victim_always_saves_r_save_6(standoff, monkeypatch):
     """R-SAVE-6: an immune victim saves without a roll, so a spell's failed-save effects
     (12 pulses of wait here) never reach it; a non-immune one failing its save gets them."""
     spell = spell_toml("frost_wait", type="cold", damage="21", save="half", wait=12)
-    immune = duel(victim='hp = 100\nimm = ["cold"]', extra=spell)
+    immune = standoff(victim='hp = 100\nimm = ["cold"]', extra=spell)
     pin_draws(immune, monkeypatch, "percent", [])
     assert kinds(cast(immune, "a", "frost_wait", "v")) == ["cast", "immune"]
     assert immune.wait_of("v") == 0
-    plain = duel(victim="hp = 100", extra=spell)
+    plain = standoff(victim="hp = 100", extra=spell)
     pin_draws(plain, monkeypatch, "percent", [40])
     cast(plain, "a", "frost_wait", "v")
     assert plain.wait_of("v") == 12
@@ -487,10 +527,10 @@ def test_a_spell_critical_doubles_the_roll_r_shape_4(duel, monkeypatch, shape, d
 
 
 @pytest.mark.parametrize("shape", ["burst", "cone", "line"])
-def test_area_shapes_never_crit_r_shape_4(duel, monkeypatch, shape):
+def test_area_shapes_never_crit_r_shape_4(standoff, monkeypatch, shape):
     """R-SHAPE-4: a burst, cone or line never crits, whatever its `critical`: no draw is
     even made."""
-    world = duel(victim="hp = 100",
+    world = standoff(victim="hp = 100",
                  extra=spell_toml("test_area", type="cold", shape=shape, critical=1.0))
     pin_draws(world, monkeypatch, "random", [])
     log = cast(world, "a", "test_area", [3, 1])

@@ -150,6 +150,11 @@ def eat_gear(world: World, victim: Sheet) -> None:
     if piece.damaged:
         worn.pop(0)
         victim.refresh_gear(content)  # its armour and granted immunities go with it
+        # ... and the affects it granted, unless another worn piece grants them too
+        kept = {name for other in worn for name in content.items[other.item].grants_affects}
+        for name in content.items[piece.item].grants_affects:
+            if victim.affects.sources.get(name) == "equipment" and name not in kept:
+                world.remove_affect(victim.id, name)
         world.emit(GearDamaged(world.pulse, victim.id, piece.item, "destroyed"))
     else:
         piece.damaged = True
