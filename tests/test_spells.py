@@ -247,6 +247,7 @@ id = "mage"
 at = [1, 1]
 level = 30
 hp = 300
+affects = ["conductor"]
 [[creatures]]
 id = "w1"
 at = [3, 2]
@@ -281,7 +282,7 @@ target = [8, 2]
 pulse = 30
 actor = "mage"
 cast = "poison_cloud"
-target = [8, 2]
+target = [7, 2]
 [[actions]]
 pulse = 42
 actor = "mage"
@@ -300,12 +301,15 @@ def storm_log(seed: int) -> list[dict]:
 
 
 def test_the_same_seed_gives_the_same_log():
-    """Determinism: the same seed twice gives the same log, casts, water strikes, statuses
-    and their ticks included; another seed gives another log."""
+    """Determinism: the same seed twice gives the same log, casts, water strikes, arcs
+    (the mage's conductor makes every arc happen), statuses and their ticks included;
+    another seed gives another log."""
     first = storm_log(5)
     assert first == storm_log(5)
     seen = {e["kind"] for e in first}
     assert {"cast", "damage", "status"} <= seen
+    assert "refused" not in seen
     assert any(e["kind"] == "damage" and e["cause"] == "water" for e in first)
+    assert any(e["kind"] == "damage" and e["cause"] == "arc" for e in first)
     assert any(e["kind"] == "damage" and e["cause"] == "status" for e in first)
     assert first != storm_log(6)
