@@ -123,6 +123,12 @@ def check_page(page: Page, snapshots: dict[int, dict], events: list) -> None:
         assert page.js("affray.livingCount()") == expected, pulse
         assert page.js("affray.drawnCount()") == expected, pulse
         assert page.page.get_attribute("#board", "data-drawn") == str(expected)
+    # The page's own decoding (keyframe, then predicted deltas) gives the snapshot itself.
+    for pulse in range(-1, len(snapshots) - 1, 7):
+        page.js(f"affray.seekPulse({pulse})")
+        frame = page.js("affray.frame()")
+        frame.pop("ice_cm", None)
+        assert frame == snapshots[pulse + 1], pulse
     # Keyboard steps: right arrow forward, left arrow back.
     page.js("affray.seekPulse(10)")
     page.page.keyboard.press("ArrowRight")
