@@ -255,3 +255,33 @@ def test_cli_replay_of_a_scenario_and_of_a_save(tmp_path, capsys):
     assert all(event["pulse"] >= 20 for event in data["events"])
     assert cli_main(["replay", str(save), "--seed", "1", "-o", str(out)]) == 1
     assert "--seed" in capsys.readouterr().err
+
+
+def test_cli_replay_bad_input_is_one_clear_error(tmp_path, capsys):
+    """A missing file or a content file is exit 1 with one message naming the file;
+    a missing -o is a usage error (exit 2)."""
+    missing = tmp_path / "nope.toml"
+    assert cli_main(["replay", str(missing), "-o", str(tmp_path / "x.html")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("affray: ") and str(missing) in err and err.count("\n") == 1
+    assert not (tmp_path / "x.html").exists()
+    content = ROOT / "content" / "spells.toml"
+    assert cli_main(["replay", str(content), "-o", str(tmp_path / "x.html")]) == 1
+    assert str(content) in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        cli_main(["replay", str(LAKE_STORM)])
+    assert stopped.value.code == 2
+
+
+def test_python_m_affray_replay_writes_the_page(tmp_path):
+    """The installed command end to end: `python -m affray replay ... -o FILE`."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "storm.html"
+    result = subprocess.run([sys.executable, "-m", "affray", "replay", str(LAKE_STORM),
+                             "--pulses", "30", "-o", str(out)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {out}: pulses 0-30" in result.stdout
+    assert page_data(out)["end"] == 30
