@@ -23,6 +23,7 @@ from affray.errors import (
     NotYetError,
     SaveError,
     ScenarioError,
+    UnknownCreatureError,
     UsageError,
 )
 from affray.save import load_world
@@ -44,6 +45,7 @@ __all__ = [
     "NotYetError",
     "SaveError",
     "ScenarioError",
+    "UnknownCreatureError",
     "UsageError",
     "VictimDeath",
     "World",

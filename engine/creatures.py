@@ -109,8 +109,8 @@ def _check_gear(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
         taken.setdefault(slot, []).append(name)
         room = max(1, content.gear.wear_order.count(slot))
         if len(taken[slot]) > room:
-            return "wear", (f"{' and '.join(repr(n) for n in taken[slot])} are all worn on "
-                            f"the {slot!r} slot, which holds {room}")
+            return "wear", (f"{', '.join(repr(n) for n in taken[slot])} cannot all be worn: "
+                            f"the {slot!r} slot holds {room}")
     return None
 
 

@@ -24,6 +24,14 @@ class ActionError(AffrayError):
     """An action was refused at submit; the world is unchanged (R-ENG-2)."""
 
 
+class UnknownCreatureError(ActionError, KeyError):
+    """A creature id the world does not know, given to a World method. Also a KeyError
+    (what a plain look-up raised before), so `except KeyError` still works."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class SaveError(AffrayError, OSError):
     """A save file is unreadable, unwritable, truncated, altered, malformed or of an
     unknown version (R-ENG-3). Also an OSError, so `except OSError` around file work

@@ -29,7 +29,7 @@ from affray.components import (
 )
 from affray.content_loader import Content
 from affray.creatures import CreatureValues
-from affray.errors import ActionError, ClosedWorldError, UsageError
+from affray.errors import ActionError, ClosedWorldError, UnknownCreatureError, UsageError
 from affray.events import Event, Refused
 from affray.grid import Grid
 from affray.rng import Rng
@@ -46,6 +46,7 @@ from affray.systems.terrain import relabel_water
 from affray.validate import check_action, check_count, living_target
 
 _contexts = itertools.count(1)
+_LAG_MAX = int(np.iinfo(np.int32).max)  # the largest wait or daze a LagTable holds
 
 # The scenario legend's default symbols (SCENARIO.md), and those the snapshot adds.
 DEFAULT_LEGEND: dict[str, str] = {
@@ -221,11 +222,7 @@ class World:
 
     def sheet(self, creature_id: str) -> Sheet:
         """The sheet (component references) of a creature by id; ActionError if unknown."""
-        try:
-            return self.sheets[self.by_id[creature_id]]
-        except (KeyError, TypeError):  # TypeError: an unhashable id, e.g. a list
-            raise ActionError(f"unknown creature {creature_id!r} (known: "
-                              f"{', '.join(self.by_id) or 'none'})") from None
+        return self.sheets[self.entity(creature_id)]
 
     def start_fight(self, attacker_id: str, victim_id: str) -> None:
         """Make two creatures fight (the victim fights back unless already fighting)."""
@@ -296,13 +293,20 @@ class World:
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:
-        """The entity of a creature id; KeyError if unknown."""
-        return self.by_id[creature_id]
+        """The entity of a creature id; UnknownCreatureError (an ActionError and a
+        KeyError) if unknown."""
+        try:
+            return self.by_id[creature_id]
+        except (KeyError, TypeError):  # TypeError: an unhashable id, e.g. a list
+            known = ", ".join(itertools.islice(self.by_id, 10)) or "none"
+            more = ", ..." if len(self.by_id) > 10 else ""
+            raise UnknownCreatureError(f"unknown creature {creature_id!r} (known: "
+                                       f"{known}{more})") from None
 
     def component(self, creature_id: str, component_type: type) -> Any:
         """A creature's component by creature id."""
         self.enter()
-        return esper.component_for_entity(self.by_id[creature_id], component_type)
+        return esper.component_for_entity(self.entity(creature_id), component_type)
 
     def component_of(self, entity: int, component_type: type) -> Any:
         """A component of an entity, or None."""
@@ -312,7 +316,7 @@ class World:
     def wait_of(self, creature_id: str) -> int:
         """The creature's wait in pulses (R-LAG-1)."""
         self.enter()
-        return int(self.lag.wait[esper.component_for_entity(self.by_id[creature_id],
+        return int(self.lag.wait[esper.component_for_entity(self.entity(creature_id),
                                                             Creature).slot])
 
     def set_wait(self, creature_id: str, pulses: int) -> int:
@@ -335,7 +339,7 @@ class World:
     def daze_of(self, creature_id: str) -> int:
         """The creature's daze in pulses (R-LAG-1)."""
         self.enter()
-        return int(self.lag.daze[esper.component_for_entity(self.by_id[creature_id],
+        return int(self.lag.daze[esper.component_for_entity(self.entity(creature_id),
                                                             Creature).slot])
 
     def emit(self, event: Event) -> None:
@@ -485,7 +489,7 @@ class World:
         if pulses <= 0:
             return
         lag = self.lag
-        gap = min(pulses, int(np.iinfo(lag.wait.dtype).max))
+        gap = min(pulses, _LAG_MAX)  # a lag array holds no more than this anyway
         count = lag.count
         for column in (lag.wait[:count], lag.daze[:count]):
             np.subtract(column, np.minimum(column, gap), out=column)
