@@ -65,13 +65,19 @@ class BatchJob:
 
 
 def prepare(scenario: str | Path) -> BatchJob:
-    """Read, parse and validate a scenario once (a test world is built and closed)."""
+    """Read, parse and validate a scenario once (a test world is built and closed).
+
+    `scenario` is a file, or the name of a built-in scenario ("duel", "demo")."""
     from msgspec.structs import replace as replace_struct
 
     from affray.content_loader import default_content
     from affray.scenario import build_world, parse_scenario
 
     path = Path(scenario)
+    if not path.exists() and path.suffix == "" and path.name == str(scenario):
+        from affray.scenario import builtin_scenario
+
+        path = builtin_scenario(path.name)  # "duel": a built-in scenario by name
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
