@@ -47,7 +47,6 @@ from affray.validate import check_action, check_count, living_target
 
 _contexts = itertools.count(1)
 _LAG_MAX = int(np.iinfo(np.int32).max)  # the largest wait or daze a LagTable holds
-_LAG_MAX = int(np.iinfo(np.int32).max)  # the largest wait or daze a LagTable holds
 
 # The scenario legend's default symbols (SCENARIO.md), and those the snapshot adds.
 DEFAULT_LEGEND: dict[str, str] = {
