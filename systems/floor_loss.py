@@ -108,6 +108,10 @@ class FloorIndex:
     since are appended (their spawn numbers are the newest, R-GRID-3), stacks gone are
     dropped. Counts are never copied: they are read from the components that a cast
     exposes, so they are never stale. Never saved: rebuilt after a load.
+
+    Positions and item names are copied: the engine never moves a floor stack or changes
+    what it is. A game that does must call `reset_floor_index(world)` after.
+    Reads esper's private `_components` (esper 3.x, pinned `<4` in pyproject.toml).
     """
 
     def __init__(self) -> None:
@@ -185,6 +189,11 @@ def floor_index(world: World) -> FloorIndex:
         setattr(world, INDEX, index)
     index.sync()
     return index
+
+
+def reset_floor_index(world: World) -> None:
+    """Forget the floor index (after a game moved a stack or changed its item)."""
+    setattr(world, INDEX, None)
 
 
 def lose_items(world: World, record: CastRecord, skip: set[int]) -> None:

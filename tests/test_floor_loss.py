@@ -297,3 +297,26 @@ def test_r_loss_7_every_verb_and_plural_from_content(make_world):
         assert loss_message(content, kind, "scroll", 1) == f"The scroll {one}."
         assert loss_message(content, kind, "scroll", 2) == f"2 scrolls {many}."
     assert loss_message(content, "fire", "bread", 4) == "4 loaves of bread burn up."
+
+
+def test_r_loss_1_the_floor_index_follows_new_removed_and_moved_stacks(make_world):
+    """R-LOSS-1: stacks made after the index (a corpse, a spill) are reached, emptied ones
+    dropped; a stack a game moves is reached at its new cell after `reset_floor_index`."""
+    from affray.systems.floor_loss import floor_index, reset_floor_index
+
+    always = ('[content.floor_loss.fire]\nrows = [{ item_class = "scroll", chance = 100 }]\n'
+              'verb_one = "burns up"\nverb_many = "burn up"\n')
+    world = _world(make_world, [((1, 1), "scroll", 2)], extra=always)
+    assert len(floor_index(world).stacks) == 1
+    late = world.add_item("scroll", (3, 1), 3)
+    lost = _lose(world, [_record(world, "fire", [(1, 1), (3, 1)])])
+    assert [(e["cell"], e["count"]) for e in lost] == [([1, 1], 2), ([3, 1], 3)]
+    world.tick()  # esper deletes the emptied stacks
+    assert floor_index(world).stacks == []
+    moved = world.add_item("scroll", (0, 2), 1)
+    floor_index(world)
+    esper.component_for_entity(moved, Position).x = 4
+    reset_floor_index(world)
+    lost = _lose(world, [_record(world, "fire", [(4, 2)])])
+    assert [(e["cell"], e["message"]) for e in lost] == [([4, 2], "The scroll burns up.")]
+    assert late != moved
