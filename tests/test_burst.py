@@ -543,3 +543,16 @@ def test_builtin_door_blast_scenario_end_to_end():
         assert all(e["cell"] == [5, 3] for e in lost)
     finally:
         world.close()
+
+
+def test_r_force_1_a_critical_pushes_end_to_end(make_world):
+    """R-FORCE-1 with R-SHAPE-4: a force bolt that always crits (critical = 1.0) and does
+    2 (1 doubled) to a 100-hp creature pushes it: a critical, not a third of its hp."""
+    extra = ('[content.spells.crit_bolt]\ntype = "force"\nshape = "bolt"\nrange = 8\n'
+             'damage = "1"\nsave = "none"\ncritical = 1.0\n')
+    world = make_world(scenario(ROOM, [creature("mage", (1, 2)), creature("v", (4, 2), 100)],
+                                [cast("mage", "crit_bolt", "v")], extra=extra))
+    world.tick()
+    hit = kinds(world, "damage")[0]
+    assert (hit["critical"], hit["amount"]) == (True, 2)
+    assert [(e["from"], e["to"]) for e in kinds(world, "pushed")] == [([4, 2], [5, 2])]
