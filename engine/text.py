@@ -12,6 +12,26 @@ def _cell(cell: Any) -> str:
     return f"[{cell[0]}, {cell[1]}]"
 
 
+# R-ENG-4: what a player reads when a position changes (the source's update_pos ladder).
+_POSITION_WORDS = {
+    "stunned": "is stunned, but will probably recover",
+    "incap": "is incapacitated and will slowly die if not aided",
+    "mortal": "is mortally wounded and will die soon if not aided",
+    "sleeping": "falls asleep",
+    "resting": "rests",
+    "sitting": "sits down",
+}
+
+
+def _position_text(e: dict[str, Any]) -> str:
+    who, before, after = e["target"], e["before"], e["after"]
+    if after in ("standing", "fighting"):
+        if before == "sleeping":
+            return f"{who} wakes up and fights." if after == "fighting" else f"{who} wakes up."
+        return f"{who} stands up."
+    return f"{who} {_POSITION_WORDS.get(after, 'is now ' + after)}."
+
+
 def _name(who: Any) -> str:
     return "Someone" if who is None else str(who)
 
@@ -73,8 +93,7 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                             f"weakens."),
     "refused": lambda e: f"{e['actor']} cannot {e['action']}: {e['reason']}.",
     "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
-    "position": lambda e: (f"{e['target']} stands up." if e["after"] in ("standing", "fighting")
-                           else f"{e['target']} is now {e['after']}."),
+    "position": lambda e: _position_text(e),
     "settled": lambda e: "All is still: nothing is left to happen.",
 }
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from affray.components import Position
 from affray.events import Damage, Death, Immune
+from affray.events import Position as PositionChanged
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.protections import protect
 
@@ -68,7 +69,8 @@ def inflict(world: World, hit: Hit) -> None:
     """hp -= dam; immortals stay at 1 or more; at 0 or below, update the position.
 
     An NPC at 0 or below dies. A player follows the source's ladder: -11 or below dead,
-    -6 or below mortally wounded, -3 or below incapacitated, else stunned (position).
+    -6 or below mortally wounded, -3 or below incapacitated, else stunned (position);
+    each step down the ladder is a `position` event (R-ENG-4).
     """
     victim = hit.victim
     vitals = victim.vitals
@@ -78,8 +80,11 @@ def inflict(world: World, hit: Hit) -> None:
     if vitals.hp > 0:
         return
     if victim.creature.player and vitals.hp > -11:
+        before = vitals.position
         vitals.position = "mortal" if vitals.hp <= -6 else (
             "incap" if vitals.hp <= -3 else "stunned")
+        if vitals.position != before:
+            world.emit(PositionChanged(world.pulse, victim.id, before, vitals.position))
         return
     kill(world, victim, hit.source)
 
