@@ -1,7 +1,10 @@
 """Position changes end to end (issue 9): the player's ladder is a `position` event with
-player text (R-ENG-4)."""
+player text (R-ENG-4), and a sleeping victim wakes and fights back (the source's damage
+path; R-MELEE-4)."""
 
 from __future__ import annotations
+
+from fixed_draws import fixed_percent
 
 from affray.text import render_event
 
@@ -37,7 +40,7 @@ def test_r_eng_4_every_step_of_the_ladder_through_ticks(duel):
     world.fighting.add(world.sheet("a").entity)
     world.run(pulses=13)
     assert positions(world) == [(0, "v", "standing", "stunned")]
-    assert render_event([e for e in world.events if e.kind == "position"][0]) == (
+    assert render_event(next(e for e in world.events if e.kind == "position")) == (
         "v is stunned, but will probably recover.")
     assert [e.target for e in world.events if e.kind == "death"] == ["v"]
     ladder = duel(TOUGH, "player = true\nhp = 7\nmax_hp = 10", extra=SURE)
@@ -51,3 +54,40 @@ def test_r_eng_4_every_step_of_the_ladder_through_ticks(duel):
     assert [p[3] for p in positions(ladder)] == ["stunned", "incap", "mortal"]
     texts = [render_event(e) for e in ladder.events if e.kind == "position"]
     assert texts[-1] == "v is mortally wounded and will die soon if not aided."
+
+
+def test_r_melee_4_a_sleeping_victim_wakes_on_the_first_blow_and_fights_back(duel):
+    """A victim hurt while above stunned fights its attacker; asleep, it wakes (a
+    `position` event, "wakes up and fights"): the first blow got the sleeping x2 (10 ->
+    20), the next ones are plain (10), and from the next round it strikes back."""
+    world = duel(TOUGH, TOUGH + '\nposition = "sleeping"', extra=SURE)
+    world.rules.add_modifier("melee", lambda hit, w: setattr(hit, "dam", 13))  # 10 after trim
+    world.sheet("a").combat.fighting = "v"
+    world.fighting.add(world.sheet("a").entity)
+    world.run(pulses=13)
+    assert positions(world) == [(0, "v", "sleeping", "fighting")]
+    assert render_event(next(e for e in world.events if e.kind == "position")) == (
+        "v wakes up and fights.")
+    by_a = [(e.pulse, e.amount) for e in world.events if e.kind == "damage" and e.source == "a"]
+    assert by_a[0] == (0, 20) and all(amount == 10 for _p, amount in by_a[1:])
+    assert world.sheet("v").combat.fighting == "a"
+    assert any(e.kind in ("damage", "miss") and e.source == "v" and e.pulse == 12
+               for e in world.events)
+
+
+def test_r_stun_5_a_stunned_sitting_victim_stays_down_when_hurt(duel):
+    """R-STUN-5: a sitting victim that is hurt tries to stand by the standing-up rule:
+    stunned, it stays down and every blow keeps the x3/2 of R-MELEE-4 (10 -> 15); not
+    stunned, the first blow stands it up (a `position` event) and the next is plain."""
+    down = duel(TOUGH, TOUGH + '\nposition = "sitting"\naffects = ["stun"]', extra=SURE)
+    up = duel(TOUGH, TOUGH + '\nposition = "sitting"', extra=SURE)
+    for world in (down, up):
+        world.rules.add_modifier("melee", lambda hit, w: setattr(hit, "dam", 13))
+        fixed_percent(world, 99)  # any draw: the stun alone keeps v down
+        world.add_affect("a", "haste")  # two blows a round
+        world.start_fight("a", "v")  # v fights too: its stun does not wear off (R-STUN-4)
+        world.tick()
+    assert positions(down) == []
+    assert [e.amount for e in down.events if e.kind == "damage" and e.source == "a"] == [15, 15]
+    assert positions(up) == [(0, "v", "sitting", "fighting")]
+    assert [e.amount for e in up.events if e.kind == "damage" and e.source == "a"] == [15, 10]

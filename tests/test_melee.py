@@ -142,8 +142,10 @@ def test_r_melee_1_order_defences_then_pre_damage_message_inflict_post_damage(du
     world.sheet("a").combat.fighting = "v"
     world.fighting.add(world.sheet("a").entity)
     world.tick()
-    # 7 -> position x2 = 14 is seen by the defence already; the message is the 1st event
-    assert seen == [("defence", 14, 100, 0), ("pre", 14, 100, 0), ("post", 14, 86, 1)]
+    # 7 -> position x2 = 14 is seen by the defence already; the message is the 1st event,
+    # the victim waking (a `position` event) the 2nd, both before the post-damage effects
+    assert seen == [("defence", 14, 100, 0), ("pre", 14, 100, 0), ("post", 14, 86, 2)]
+    assert [e.kind for e in world.events[:2]] == ["damage", "position"]
 
 
 def test_r_melee_1_a_successful_defence_ends_the_blow(duel):
@@ -247,6 +249,7 @@ def test_r_melee_4_position_multiplier_once_after_everything(duel):
     # 13 -> flat trim 10 -> standing 10, sitting/resting 15, sleeping 20
     assert results == {"standing": 10, "sitting": 15, "resting": 15, "sleeping": 20}
     hit = world.sheet("v")
+    hit.vitals.position = "sleeping"  # the blow above woke it
     assert blow.position_multiplier(hit, 7) == 14
     hit.vitals.position = "resting"
     assert blow.position_multiplier(hit, 7) == 10
@@ -379,11 +382,20 @@ def test_r_time_3_on_fight_hooks_run_even_when_a_stun_costs_the_blows(duel):
 
 
 def test_a_sleeping_or_incapacitated_fighter_deals_no_blows(duel):
-    """Asleep or worse (a player at 0 hp is "stunned", "incap"...), no blows."""
-    world = duel(TOUGH + '\nposition = "sleeping"', TOUGH, extra=SURE)
+    """Asleep or worse (a player at 0 hp is "stunned", "incap"...), no blows: a sleeping
+    fighter that nothing hurts (every blow on it misses) never strikes."""
+    never = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
+             "[content.fight.armor]\np_floor = 0.0\np_cap = 0.0\n")
+    world = duel(TOUGH + '\nposition = "sleeping"', TOUGH, extra=never)
     world.start_fight("v", "a")
-    world.run(pulses=13)
-    assert [e["source"] for e in kinds(world, "damage")] == ["v", "v"]
+    world.run(pulses=25)
+    assert world.sheet("a").combat.fighting == "v"
+    assert [(e["source"], e["pulse"]) for e in kinds(world, "damage", "miss")] == [
+        ("v", 0), ("v", 12), ("v", 24)]
+    incap = duel(TOUGH, 'player = true\nhp = 500\nposition = "incap"', extra=SURE)
+    incap.start_fight("a", "v")
+    incap.run(pulses=25)
+    assert {e["source"] for e in kinds(incap, "damage", "miss")} == {"a"}
 
 
 def _expected_weapon_damage(clone: Rng, dice: tuple[int, int], skill: int, sharp: bool,

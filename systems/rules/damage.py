@@ -15,6 +15,8 @@ from affray.events import Damage, Death, Immune
 from affray.events import Position as PositionChanged
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.protections import protect
+from affray.systems.rules.stun import PRONE, try_stand
+from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -61,6 +63,7 @@ def finish(world: World, hit: Hit) -> int:
     if hit.dam <= 0:
         return 0
     inflict(world, hit)
+    rouse(world, hit)
     run_hooks(world, "post_damage", hit)
     return hit.dam
 
@@ -87,6 +90,29 @@ def inflict(world: World, hit: Hit) -> None:
             world.emit(PositionChanged(world.pulse, victim.id, before, vitals.position))
         return
     kill(world, victim, hit.source)
+
+
+def rouse(world: World, hit: Hit) -> None:
+    """A victim hurt while above stunned starts fighting its attacker (if it fights no
+    one), as the source's damage path does: asleep, it wakes and fights (the blow that
+    woke it kept the sleeping multiplier, R-MELEE-4); sitting or resting, it tries to
+    stand by the standing-up rule (R-STUN-5, R-LAG-3), so a stunned victim stays down.
+    A position change is a `position` event (R-ENG-4)."""
+    source, victim = hit.source, hit.victim
+    if source is None or source is victim or not source.vitals.alive:
+        return
+    vitals = victim.vitals
+    rank = POSITION_RANK[vitals.position]
+    if rank < SLEEPING or not vitals.alive:
+        return
+    if victim.combat.fighting is None:
+        victim.combat.fighting = source.id
+        world.fighting.add(victim.entity)
+    if rank == SLEEPING:
+        vitals.position = "fighting"
+        world.emit(PositionChanged(world.pulse, victim.id, "sleeping", "fighting"))
+    elif vitals.position in PRONE:
+        try_stand(world, victim)
 
 
 def kill(world: World, victim: Sheet, killer: Sheet | None) -> None:
