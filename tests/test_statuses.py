@@ -224,6 +224,20 @@ def test_corroded_loses_2d_hit_points_evenly_over_48_pulses_r_stat_3(make_world,
     assert world.sheet("v").vitals.hp == 100 - 2 * degree
 
 
+@pytest.mark.parametrize("degree", [24, 25, 60])
+def test_corroded_beyond_one_point_a_pulse_still_loses_2d_by_48_r_stat_3(make_world, degree):
+    """R-STAT-3: 2*d points over 48 pulses even when that is more than one a pulse (over
+    24 degrees): a tick every pulse, 1..48, each as many points as keep the rest even;
+    Corroded 60 loses all 120 by pulse 48."""
+    world = alone(make_world, f"hp = 1000\nstatuses = {{ corroded = {degree} }}")
+    world.run(200)
+    hits = ticks(world, "corroded")
+    assert [pulse for pulse, _ in hits] == list(range(1, 49))
+    assert sum(amount for _, amount in hits) == 2 * degree
+    assert max(amount for _, amount in hits) - min(amount for _, amount in hits) <= 1
+    assert world.sheet("v").vitals.hp == 1000 - 2 * degree
+
+
 def test_corroded_reapplied_owes_two_more_over_48_from_then_r_stat_3(standoff):
     """R-STAT-3 / R-ACID-1: Corroded 1 from creation (ticks due 24, 48) and an acid hit
     at pulse 12 (degree 2, 4 points owed from then): the 4 points fall evenly over the 48

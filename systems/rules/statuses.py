@@ -159,15 +159,20 @@ def _tick(world: World, sheet: Sheet, name: str, status: StatusDef) -> None:
         if owed <= 0:
             statuses.next_tick.pop(name, None)
             return
-        statuses.owed[name] = owed - 1
-        if owed - 1 > 0:
+        # One point a tick; more only when more is owed than pulses are left (over 24
+        # degrees), so that every point owed is lost by the end: ceil(owed / pulses left).
+        pulses_left = max(1, statuses.ends[name] - world.pulse + 1)
+        points = -(-owed // pulses_left)
+        statuses.owed[name] = owed - points
+        if owed - points > 0:
             remaining = max(1, statuses.ends[name] - world.pulse)
-            statuses.next_tick[name] = world.pulse + max(1, remaining // (owed - 1))
+            statuses.next_tick[name] = world.pulse + max(1, remaining // (owed - points))
         else:
             statuses.next_tick.pop(name, None)
         damage_type = world.content.damage_type(status.damage_type or "other") or "other"
-        hit = Hit(source=None, victim=sheet, dam=1, damage_type=damage_type, flags=_AFFECT_FLAGS,
-                  melee=False, cause="status", status=name, unprotected=True)
+        hit = Hit(source=None, victim=sheet, dam=points, damage_type=damage_type,
+                  flags=_AFFECT_FLAGS, melee=False, cause="status", status=name,
+                  unprotected=True)
         damage_hit(world, hit)
         return
     statuses.next_tick[name] = world.pulse + status.period
