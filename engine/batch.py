@@ -167,9 +167,9 @@ def run_chunk(job: BatchJob, runs: Sequence[tuple[int, int]]) -> list[dict[str, 
 def chunks(runs: int, seed: int, workers: int, size: int | None = None
            ) -> list[list[tuple[int, int]]]:
     """(run, seed) pairs cut into tasks: about 4 per worker (load balance) and at most
-    200 runs each (progress), unless `size` is given."""
+    100 runs each (a progress bar that moves), unless `size` is given."""
     if size is None:
-        size = max(1, min(200, math.ceil(runs / (4 * max(1, workers)))))
+        size = max(1, min(100, math.ceil(runs / (4 * max(1, workers)))))
     pairs = [(run, seed + run) for run in range(runs)]
     return [pairs[start:start + size] for start in range(0, runs, size)]
 

@@ -227,13 +227,17 @@ def test_commands_refuse_bad_files(tmp_path, capsys):
     assert "not a batch results table" in capsys.readouterr().err
 
 
-def test_quick_duel_benchmarks_run():
-    """The duel benchmarks' quick sizes run and give their rows (not timed)."""
-    from affray.benchmarks.duels import duels
-    from affray.benchmarks.suite import QUICK
-    from affray.content_loader import default_content
+def test_quick_bench_runs_with_the_duel_rows(tmp_path):
+    """`affray bench --quick` (what CI runs; not timed) runs every benchmark without a
+    failed check, the duel rows among them."""
+    from affray.benchmarks.runner import main as bench_main
 
-    names = [row.name for row in duels(default_content(), QUICK)]
-    assert names == ["duel to the death (1 core)", "batch, 1 worker", "batch, 2 workers",
-                     "idle pulse, stepped (tick)", "idle pulse, jumped (run)",
-                     "scenario loading (parse + build)"]
+    out = tmp_path / "bench.json"
+    assert bench_main(quick=True, out=str(out)) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))
+    names = [row["name"] for row in rows]
+    for name in ("duel to the death (1 core)", "batch, 1 worker", "batch, 2 workers",
+                 "idle pulse, stepped (tick)", "idle pulse, jumped (run)",
+                 "scenario loading (parse + build)"):
+        assert name in names
+    assert all(row["ok"] for row in rows)
