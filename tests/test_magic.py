@@ -273,17 +273,20 @@ def test_poison_adds_a_degree_on_each_harm_r_pois_1(standoff):
 
 
 # -- R-NECRO-1 -----------------------------------------------------------------------------
-@pytest.mark.parametrize(("hp", "roll", "raw"), [
-    (49, 7, 10),   # below half: 7 + 7//2 = 10
-    (50, 7, 7),    # exactly half: no bonus
-    (49, 6, 9),
-    (49, 1, 1),    # 1 + 0
-    (1, 9, 13),    # 9 + 4 = 13 (then trimmed to 10, R-PROT-6)
+@pytest.mark.parametrize(("hp", "max_hp", "roll", "raw"), [
+    (49, 100, 7, 10),   # below half: 7 + 7//2 = 10
+    (50, 100, 7, 7),    # exactly half: no bonus
+    (49, 100, 6, 9),
+    (49, 100, 1, 1),    # 1 + 0
+    (1, 100, 9, 13),    # 9 + 4 = 13 (then trimmed to 10, R-PROT-6)
+    (49, 99, 7, 10),    # 49 of 99 is 49.5%: below half (a truncated 99/2 = 49 would miss it)
+    (50, 99, 7, 7),     # 50.5%
 ])
-def test_necrotic_half_again_below_half_hp_r_necro_1(standoff, hp, roll, raw):
+def test_necrotic_half_again_below_half_hp_r_necro_1(standoff, hp, max_hp, roll, raw):
     """R-NECRO-1: half again, rounded down, against a creature below 50% of its hit
-    points (max 100): hp 49 takes 7 as 10; hp 50 (exactly half) gets no bonus."""
-    world = standoff(victim=f"hp = {hp}\nmax_hp = 100",
+    points: hp 49 of 100 takes 7 as 10; hp 50 (exactly half) gets no bonus; 49 of 99
+    is below half."""
+    world = standoff(victim=f"hp = {hp}\nmax_hp = {max_hp}",
                  extra=spell_toml("test_rot", type="necrotic", damage=str(roll)))
     log = cast(world, "a", "test_rot", "v")
     damage = log[1]
