@@ -457,8 +457,6 @@ def check_payload(data: SavePayload, content: Any) -> Parts:
                  f"{where}: stands at [{position.x}, {position.y}] but the grid's occupant "
                  f"there is {int(arrays['occupant'][position.y, position.x])}")
         _check_names(parts, content, known, where)
-    need(int(np.count_nonzero(arrays["occupant"])) == occupied,
-         "grid.occupant: names cells no living creature stands on")
     for entity, parts in by_entity.items():
         if Creature in parts:
             need(data.by_id.get(parts[Creature].id) == entity,
@@ -466,6 +464,8 @@ def check_payload(data: SavePayload, content: Any) -> Parts:
         for kind in (Equipment, Statuses):
             if kind in parts and Creature not in parts:
                 raise SaveError(f"entity {entity}: {kind.__name__} without a Creature")
+    need(int(np.count_nonzero(arrays["occupant"])) == occupied,
+         "grid.occupant: names cells no living creature stands on")
 
     scripted = []
     for index, (pulse, action) in enumerate(data.scripted):
