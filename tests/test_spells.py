@@ -15,7 +15,7 @@ from conftest import world_from_text
 from test_magic import cast, kinds, pin_draws, spell_toml
 
 import affray
-from affray.text import render_log
+from affray.text import render_event, render_log
 
 CASTER = 'level = 30\nplayer = true\nprofession = "necromancer"\nstats = { int = 18 }'
 
@@ -44,6 +44,7 @@ def test_a_cast_at_level_0_or_below_fails_r_lvl_4(standoff, bonus, level, fails)
         assert log[1:] == [{"pulse": 0, "kind": "cast_failed", "actor": "a", "spell": "chill",
                             "level": level,
                             "reason": "its skill-level penalty leaves no power"}]
+        assert render_event(log[1]) == "a's chill fizzles: its skill-level penalty leaves no power."
         assert world.sheet("v").vitals.hp == 100
         assert world.sheet("v").statuses.degrees == {}
     else:
@@ -138,6 +139,8 @@ def test_dispel_strips_affects_but_not_what_gear_grants_r_save_9_r_imm_6(standof
          "removed": removed[0]},
         {"pulse": 0, "kind": "dispelled", "target": "v", "affect": "sanctuary",
          "removed": removed[1]}]
+    assert render_event(log[1]) == ("v's haste is dispelled." if removed[0] else
+                                    "v's haste resists the dispel and weakens.")
     left = world.snapshot()["creatures"]["v"]["affects"]
     assert "protection_heat" in left
     assert ("haste" in left) is not removed[0] and ("sanctuary" in left) is not removed[1]

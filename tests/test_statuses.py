@@ -18,6 +18,7 @@ from test_magic import cast, events_of, spell_toml
 import affray
 from affray.systems.rules.blow import weapon_skill
 from affray.systems.rules.tohit import accuracy, evasion, hit_chance
+from affray.text import render_log
 
 
 def log(world: affray.World) -> list[dict[str, Any]]:
@@ -342,3 +343,18 @@ def test_jumping_idle_pulses_gives_the_same_status_log_r_stat_1(make_world):
         ticked.tick()
     assert log(ran) == log(ticked)
     assert ran.pulse == ticked.pulse == 200
+
+
+def test_status_events_read_as_player_text_r_stat_1_r_stat_3_r_stat_4(make_world):
+    """R-STAT-1/3/4 and R-ENG-4: each tick's `damage` event names its status, and the
+    player text says which status it was; an end reads as such."""
+    world = alone(make_world, "hp = 100\nstatuses = { burning = 2, corroded = 1, poisoned = 1 }")
+    world.run(200)
+    lines = render_log(world.events)
+    assert lines[0] == "[   4] v burns for 2."
+    assert "[  12] v suffers 1 from the poison." in lines
+    assert "[  24] v loses 1 to the acid eating at it." in lines
+    assert "[  48] v is no longer burning." in lines
+    assert lines[-1] == "[ 120] v is no longer poisoned."
+    tick = events_of(world, "damage", status="poisoned")[0]
+    assert (tick["cause"], tick["spell"], tick["source"]) == ("status", None, None)
