@@ -112,7 +112,8 @@ def pulse_label(frame_pulse: int) -> str:
 
 # -- PNG ------------------------------------------------------------------------------------------
 def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
-    """Draw the world as the replay page draws it, into a PNG (needs `affray[png]`)."""
+    """Draw the world as the replay page draws it, into a PNG (needs `affray[png]`):
+    with the last pulse's casts, hits, arcs, pushes, changed cells and deaths over it."""
     try:
         import matplotlib
 
@@ -178,6 +179,7 @@ def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
         x, y = chest["at"]
         axes.add_patch(patches.Rectangle((x + 0.2, y + 0.35), 0.6, 0.4,
                                          facecolor=PALETTE["door"]))
+    _draw_events(axes, frame, _last_pulse_events(world), _last_pulse_casts(world), patches)
     for creature_id, sheet in frame["creatures"].items():
         x, y = sheet["at"]
         look = meta.get(creature_id, {"glyph": creature_id[0], "player": False})
@@ -200,3 +202,85 @@ def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
     figure.savefig(path, dpi=dpi)
     plt.close(figure)
     return path
+
+
+def _last_pulse_events(world: World) -> list[dict[str, Any]]:
+    """The events of the pulse that just ran (none for a world as loaded at pulse 0)."""
+    last = world.pulse - 1
+    out = []
+    for event in reversed(world.events):
+        if event.pulse != last:
+            break
+        out.append(event.to_dict())
+    return out[::-1]
+
+
+def _last_pulse_casts(world: World) -> list[tuple[str, str, list[list[int]]]]:
+    """(caster, spell, cells reached) of the casts the last pulse resolved."""
+    return [(record.caster_id, record.spell, [[int(x), int(y)] for x, y in record.area])
+            for record in getattr(world, "cast_records", ())]
+
+
+def _draw_events(axes: Any, frame: dict[str, Any], events: list[dict[str, Any]],
+                 casts: list[tuple[str, str, list[list[int]]]], patches: Any) -> None:
+    """What the page draws for a pulse: cast cells, hits, arcs and water strikes in
+    strike order, pushes, changed cells, deaths."""
+    creatures = frame["creatures"]
+
+    def at(creature_id: Any) -> list[int] | None:
+        sheet = creatures.get(creature_id) if isinstance(creature_id, str) else None
+        return sheet["at"] if sheet else None
+
+    reached = list(casts)
+    for event in events:
+        if event["kind"] != "cast":
+            continue
+        match = next((c for c in reached if c[0] == event["actor"] and c[1] == event["spell"]),
+                     None)
+        aim = at(event["target"]) or (event["target"] if isinstance(event["target"], list)
+                                      else None)
+        cells = match[2] if match else ([aim] if aim else [])
+        if match:
+            reached.remove(match)
+        for x, y in cells:
+            axes.add_patch(patches.Rectangle((x, y), 1, 1, facecolor=PALETTE["cast"],
+                                             alpha=0.55))
+        origin = at(event["actor"])
+        if origin and aim:
+            axes.annotate("", xy=(aim[0] + 0.5, aim[1] + 0.5),
+                          xytext=(origin[0] + 0.5, origin[1] + 0.5),
+                          arrowprops={"arrowstyle": "->", "color": "#c9a400", "lw": 1.5})
+    previous: list[int] | None = None
+    for event in events:
+        kind = event["kind"]
+        if kind == "cast":
+            previous = None
+        elif kind == "damage":
+            target = at(event["target"])
+            if target is None:
+                continue
+            axes.add_patch(patches.Circle((target[0] + 0.5, target[1] + 0.54), 0.46,
+                                          fill=False, edgecolor=PALETTE["hp_bad"], lw=2))
+            if event["cause"] in ("arc", "water"):
+                start = previous or at(event["source"])
+                if start:
+                    axes.plot([start[0] + 0.5, target[0] + 0.5], [start[1] + 0.5, target[1] + 0.5],
+                              color=PALETTE["arc" if event["cause"] == "arc" else "water_arc"],
+                              lw=3)
+            if event["cause"] != "melee":
+                previous = target
+        elif kind == "pushed":
+            (x1, y1), (x2, y2) = event["from"], event["to"]
+            axes.annotate("", xy=(x2 + 0.5, y2 + 0.5), xytext=(x1 + 0.5, y1 + 0.5),
+                          arrowprops={"arrowstyle": "-|>", "color": PALETTE["push"], "lw": 3})
+        elif kind in ("terrain", "door_broken", "chest_broken", "item_lost") or \
+                (kind == "fire" and event["change"] == "lit"):
+            x, y = event["cell"]
+            axes.add_patch(patches.Rectangle((x + 0.06, y + 0.06), 0.88, 0.88, fill=False,
+                                             edgecolor="#1e88e5", lw=2, linestyle="--"))
+        elif kind == "death":
+            target = at(event["target"])
+            if target:
+                axes.add_patch(patches.Rectangle((target[0] + 0.05, target[1] + 0.05), 0.9,
+                                                 0.9, fill=False, edgecolor=PALETTE["death"],
+                                                 lw=3))

@@ -174,3 +174,37 @@ def test_png_render_draws_the_grid(tmp_path, capsys):
     assert colour(3.3, 4.54) == PALETTE["npc"]      # the kobold
     assert colour(2.3, 4.54) == PALETTE["player"]   # the warrior
     assert colour(4.5, 4.5) == PALETTE["floor"]
+
+
+def test_png_draws_the_pulse_like_the_page(tmp_path):
+    """`render --pulse N --png`: the cells the pulse's cast reached are tinted with the
+    page's cast colour over the floor, as the replay page draws pulse N."""
+    image = pytest.importorskip("matplotlib.image", reason="needs affray[png] (matplotlib)")
+    from affray.render import render_png
+
+    world = affray.load_scenario(ROOT / "tests" / "data" / "lake_storm.toml")
+    world.run(1)  # to the end of pulse 0: the stormcaller's lightning bolt
+    reached = [tuple(cell) for record in world.cast_records for cell in record.area]
+    rows = world.snapshot()["map"]
+    taken = {tuple(sheet["at"]) for sheet in world.snapshot()["creatures"].values()}
+    floor = [(x, y) for x, y in reached if rows[y][x] == "." and (x, y) not in taken]
+    assert floor, "the bolt crosses some bare floor"
+    path = render_png(world, tmp_path / "bolt.png")
+    world.close()
+    pixels = image.imread(str(path))
+    cell, title = 32, round(0.7 * 32)
+
+    def rgb(x: float, y: float) -> tuple[int, ...]:
+        return tuple(round(float(v) * 255) for v in pixels[int(title + y * cell),
+                                                            int(x * cell)][:3])
+
+    def blend(top: str, bottom: str, alpha: float) -> tuple[int, ...]:
+        a, b = bytes.fromhex(top[1:]), bytes.fromhex(bottom[1:])
+        return tuple(round(alpha * p + (1 - alpha) * q) for p, q in zip(a, b, strict=True))
+
+    tint = blend(PALETTE["cast"], PALETTE["floor"], 0.55)
+    for x, y in floor:
+        corners = [rgb(x + 0.15, y + 0.15), rgb(x + 0.85, y + 0.85)]
+        assert any(all(abs(p - q) <= 3 for p, q in zip(c, tint, strict=True))
+                   for c in corners), (x, y, corners, tint)
+    assert rgb(1.5, 6.5)[:3] != tint  # a floor cell off the bolt keeps the floor colour
