@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 
 SPELL_FLAGS = immunity.flags_of(("spell", "magic"))
 PRAYER_FLAGS = immunity.flags_of(("spell", "prayer"))
-# A dragon's breath is magic but no spell (decision): a spell immunity does not stop it.
+# A dragon's breath is magic but no spell (decision). R-IMM-2 checks a magic hit against
+# the magic and spell bits, so a spell or magic immunity stops a breath too; only a
+# prayer immunity (checked by the spell flag) does not.
 BREATH_FLAGS = immunity.flags_of(("magic",))
 
 
