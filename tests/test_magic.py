@@ -106,6 +106,25 @@ def test_fire_rule_applies_whatever_the_via_r_type_1(standoff, monkeypatch, via)
     assert events_of(world, "status", target="v", status="burning", degree=1)
 
 
+@pytest.mark.parametrize(("imm", "via", "blocked"), [
+    ("spell", "mana", True), ("spell", "breath", True),      # magic checks spell too
+    ("magic", "scroll", True), ("magic", "breath", True),
+    ("prayer", "wand", True), ("prayer", "breath", False),   # only a spell checks prayer
+])
+def test_a_breath_is_magic_but_no_spell_r_dmg_3(standoff, imm, via, blocked):
+    """R-DMG-3 / R-IMM-2: a cast from mana, scroll or wand carries the spell flag (any of
+    the spell, magic, prayer bits stops it); a dragon's breath carries magic only (the
+    magic and spell bits stop it, prayer does not). A breath that harms brings its type
+    rule (Sluggish from cold)."""
+    world = standoff(victim=f'hp = 100\nimm = ["{imm}"]',
+                     extra=spell_toml("test_cold", type="cold", damage="5"))
+    log = cast(world, "a", "test_cold", "v", via=via)
+    if blocked:
+        assert kinds(log) == ["cast", "immune"]
+    else:
+        assert kinds(log) == ["cast", "damage", "status"] and log[1]["amount"] == 5
+
+
 def test_type_rules_spare_no_one_caster_included_r_type_1(make_world):
     """R-TYPE-1: the caster and its allies are struck like anyone the spell reaches: a
     cold burst the caster stands in leaves the caster Sluggish too."""
