@@ -358,3 +358,13 @@ def test_status_events_read_as_player_text_r_stat_1_r_stat_3_r_stat_4(make_world
     assert lines[-1] == "[ 120] v is no longer poisoned."
     tick = events_of(world, "damage", status="poisoned")[0]
     assert (tick["cause"], tick["spell"], tick["source"]) == ("status", None, None)
+
+
+def test_a_world_settles_only_after_its_last_status_ends_r_stat_4(make_world):
+    """R-STAT-1/4 with `run(until="settled")`: statuses are something left to happen, so
+    the world settles on the pulse after poison's last tick and end (120), not before."""
+    world = alone(make_world, "hp = 100\nstatuses = { burning = 1, poisoned = 1 }")
+    world.run(500, until="settled")
+    assert ends(world)[-1] == (120, "v", "poisoned")
+    assert world.events[-1].to_dict() == {"pulse": 121, "kind": "settled"}
+    assert world.pulse == 121
