@@ -368,3 +368,22 @@ def test_a_world_settles_only_after_its_last_status_ends_r_stat_4(make_world):
     assert ends(world)[-1] == (120, "v", "poisoned")
     assert world.events[-1].to_dict() == {"pulse": 121, "kind": "settled"}
     assert world.pulse == 121
+
+
+def test_a_save_between_ticks_continues_every_status_exactly_r_stat_3(make_world, tmp_path):
+    """R-STAT-1..4 with saves (R-ENG-3): saved at pulse 30, between ticks, with corroded
+    points still owed and a refreshed burn, a loaded world logs the same events to the
+    end as the world that was never saved."""
+    text = ("hp = 100\nstatuses = { burning = 2, poisoned = 1, corroded = 3, sluggish = 1 }")
+    world = alone(make_world, text)
+    world.run(30)
+    path = str(tmp_path / "mid.json")
+    world.save(path)
+    loaded = affray.load_world(path)
+    try:
+        world.run(200)
+        loaded.run(200)
+        assert log(loaded) == log(world)
+        assert len(events_of(world, "damage", status="corroded")) == 6
+    finally:
+        loaded.close()
