@@ -77,6 +77,9 @@ class World:
         self.content = content
         self.grid = grid
         self.rng = Rng(seed)
+        # "auto": big rounds take the vectorised path (systems/rules/volley.py); "never":
+        # every blow through the scalar pipeline. Saved with the world.
+        self._vectorise = "auto"
         self.pulse = 0
         self.events: list[Event] = []
         self.systems: tuple[System, ...] = tuple(cls() for cls in SCHEDULE)
@@ -122,6 +125,19 @@ class World:
         self.close()
 
     @property
+    def vectorise(self) -> str:
+        """"auto": a combat round with at least `fight.vectorise_min_fighters` fighters
+        computes its plain fighters' blows as numpy arrays (systems/rules/volley.py);
+        "never": every blow through the scalar pipeline. Saved with the world."""
+        return self._vectorise
+
+    @vectorise.setter
+    def vectorise(self, mode: str) -> None:
+        if mode not in ("auto", "never"):
+            raise UsageError(f"vectorise must be 'auto' or 'never', not {mode!r}")
+        self._vectorise = mode
+
+    @property
     def schedule(self) -> str:
         """The systems in the order every pulse runs them (R-TIME-4), one per line."""
         return "\n".join(f"{i}. {s.name:<14} {s.rules}" for i, s in enumerate(self.systems, 1))
@@ -141,6 +157,7 @@ class World:
             raise ValueError(f"duplicate creature id {creature_id!r}")
         if self.grid.occupant[y, x]:
             raise ValueError(f"cell {list(at)} is already occupied")
+        values.vitals.move_pulse = self.pulse  # movement regenerates from now on
         creature = Creature(id=creature_id, slot=self.lag.new_slot(), template=template,
                             race=values.race, profession=values.profession,
                             player=values.player, undead=values.undead,
@@ -398,7 +415,7 @@ class World:
         """The creatures the water would carry an electricity cast to from `victims`
         (R-ELEC-3), in spawn order, the victims themselves left out."""
         from affray.grid import Terrain
-        from affray.systems.arc import body_members
+        from affray.systems.terrain import body_members
 
         if self.content.damage_type(spell_type) != "lightning":
             return []

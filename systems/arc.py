@@ -37,6 +37,7 @@ from affray.grid import Terrain
 from affray.systems.base import System
 from affray.systems.rules.magic import strike
 from affray.systems.rules.shapes import line_of_effect
+from affray.systems.terrain import body_members
 
 if TYPE_CHECKING:
     from affray.systems.rules.casting import CastRecord
@@ -54,15 +55,6 @@ def certain_jumps(world: World, caster: Sheet | None) -> int:
     willpower = caster.stats.willpower if caster is not None else config.willpower_ref
     jumps = config.base + (willpower - config.willpower_ref) // config.per
     return max(config.low, min(config.high, jumps))
-
-
-def body_members(world: World, label: int) -> list[int]:
-    """The living creatures standing in water body `label`, in spawn order (R-ELEC-3)."""
-    grid = world.grid
-    occupants = grid.occupant[grid.body == label]
-    members = [int(entity) for entity in occupants[occupants != 0]]
-    sheets = world.sheets
-    return sorted(members, key=lambda entity: sheets[entity].spawn.number)
 
 
 def nearest_unstruck(world: World, cell: tuple[int, int], struck: set[int],

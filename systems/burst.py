@@ -31,6 +31,7 @@ from affray.events import ChestBroken, DoorBroken, FellIn, FireChanged, Pushed, 
 from affray.grid import TERRAIN_NAMES, Terrain
 from affray.systems.base import System
 from affray.systems.rules.lag import raise_lag
+from affray.systems.rules.statuses import end_status
 
 if TYPE_CHECKING:
     from affray.systems.rules.casting import CastRecord
@@ -38,22 +39,6 @@ if TYPE_CHECKING:
     from affray.world import World
 
 Cell = tuple[int, int]
-
-try:  # the lead's status module: a `status` event for every status that ends
-    from affray.systems.rules.statuses import end_status
-except ImportError:  # pragma: no cover - only until statuses land
-    from affray.events import StatusChanged
-
-    def end_status(world: World, sheet: Sheet, name: str) -> bool:
-        """Fallback: end a status with a `status` event (degree 0, `ended`)."""
-        statuses = sheet.statuses
-        if name not in statuses.degrees:
-            return False
-        for table in (statuses.degrees, statuses.ends, statuses.next_tick, statuses.owed):
-            table.pop(name, None)
-        world.emit(StatusChanged(world.pulse, sheet.id, name, 0, "ended"))
-        return True
-
 
 def _sign(value: int) -> int:
     return (value > 0) - (value < 0)
