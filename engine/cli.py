@@ -34,7 +34,10 @@ def _positive(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from affray import __version__
+
     parser = argparse.ArgumentParser(prog="affray", description="Grid combat engine.")
+    parser.add_argument("--version", action="version", version=f"affray {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run a scenario and print its events")
@@ -42,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=_count, default=None, help="override the file's seed")
     run.add_argument("--json", action="store_true", help="print one JSON document")
     run.add_argument("--pulses", type=_count, default=None, help="run this many pulses")
+    run.add_argument("--until", choices=("settled",), default=None,
+                     help="stop early once nothing more can happen")
+    run.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
     check = sub.add_parser("check", help="validate content and scenario files")
     check.add_argument("paths", nargs="+")
@@ -65,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run the built-in demo scenario")
     demo.add_argument("--json", action="store_true")
     demo.add_argument("--seed", type=_count, default=None)
+    demo.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
     sub.add_parser("schedule", help="print the systems in pulse order")
 
@@ -90,21 +97,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run(path: str, seed: int | None, as_json: bool, pulses: int | None) -> int:
+def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
+         until: str | None = None, quiet: bool = False) -> int:
     from affray.scenario import load_scenario
+    from affray.summary import print_summary, run_with_progress, summarize
     from affray.text import render_log
 
     world = load_scenario(path, seed=seed)
     try:
-        world.run(pulses)
+        run_with_progress(world, pulses, until, show=not quiet and sys.stderr.isatty())
+        summary = summarize(world)
         if as_json:
             document = {"scenario": world.name, "seed": world.seed,
                         "events": [event.to_dict() for event in world.events],
-                        "final": world.snapshot()}
+                        "final": world.snapshot(), "summary": summary.to_dict()}
             print(json.dumps(document))
         else:
             for line in render_log(world.events):
                 print(line)
+            print()
+            print_summary(summary)
             print(f"-- {world.name or path}: {world.pulse} pulses, seed {world.seed}")
     finally:
         world.close()
@@ -173,11 +185,28 @@ def _schedule() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `affray` command; returns the exit status."""
+    """Entry point of the `affray` command; returns the exit status.
+
+    A reader that stops early (`affray demo --json | head -c 100`) closes the pipe: the
+    command then stops quietly with status 141 (128 + SIGPIPE, as a killed Unix tool)."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        import os
+
+        # Point stdout at /dev/null so the interpreter's own final flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
-            return _run(args.scenario, args.seed, args.json, args.pulses)
+            return _run(args.scenario, args.seed, args.json, args.pulses, args.until,
+                        args.quiet)
         if args.command == "check":
             return _check(args.paths)
         if args.command == "render":
@@ -187,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from affray.scenario import builtin_scenario
 
-            return _run(str(builtin_scenario("demo")), args.seed, args.json, None)
+            return _run(str(builtin_scenario("demo")), args.seed, args.json, None,
+                        quiet=args.quiet)
         if args.command == "schedule":
             return _schedule()
         if args.command == "bench":

@@ -101,7 +101,7 @@ def test_run_json_prints_one_document_matching_the_api(scenario):
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     document = json.loads(result.stdout)  # one document: any extra output fails here
-    assert set(document) == {"scenario", "seed", "events", "final"}
+    assert set(document) == {"scenario", "seed", "events", "final", "summary"}
     assert document["scenario"] == "cli drill"
     assert document["seed"] == 5
     assert set(document["final"]) >= SNAPSHOT_KEYS
@@ -159,8 +159,10 @@ def test_run_without_json_prints_messages_and_a_summary(scenario):
     finally:
         world.close()
     assert len(messages) == 2
-    assert result.stdout.splitlines() == [*messages,
-                                          f"-- cli drill: {SCENARIO_END} pulses, seed 5"]
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [*messages, ""]
+    assert lines[3].strip() == "Summary"  # the table (tested below), then the closing line
+    assert lines[-1] == f"-- cli drill: {SCENARIO_END} pulses, seed 5"
 
 
 def test_run_missing_file_exits_1_naming_it(tmp_path):
@@ -376,3 +378,151 @@ def test_console_script_matches_python_m(scenario):
     assert missing.returncode == 1
     assert "gone.toml" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+# -- the summary, --until, progress, --version, a closed pipe (issue 10) ------------------
+
+LAST_STAND = """
+name = "last stand"
+pulses = 2000
+
+[map]
+rows = ["....", "...."]
+
+[[creatures]]
+id = "hero"
+player = true
+level = 20
+hp = 60
+damage = "3d6"
+at = [1, 0]
+fighting = "rat"
+
+[[creatures]]
+id = "rat"
+hp = 10
+at = [2, 0]
+
+[[creatures]]
+id = "bystander"
+player = true
+hp = 5
+at = [0, 1]
+"""
+
+
+@pytest.fixture
+def last_stand(tmp_path) -> Path:
+    path = tmp_path / "last_stand.toml"
+    path.write_text(LAST_STAND, encoding="utf-8")
+    return path
+
+
+def test_run_ends_with_a_summary_table_and_the_winner(last_stand):
+    """Each creature's hp/max_hp, alive or dead, damage dealt and taken and kills, from the
+    log; the winner is the only side (players or NPCs) left standing."""
+    result = affray_cli("run", str(last_stand))
+    assert result.returncode == 0, result.stderr
+    world = affray.load_scenario(last_stand)
+    try:
+        world.run()
+        dealt = sum(e.amount for e in world.events if e.kind == "damage")
+        hero = world.sheet("hero").vitals
+    finally:
+        world.close()
+    cells = [[cell.strip() for cell in line.strip("│").split("│")]
+             for line in result.stdout.splitlines() if line.startswith("│")]
+    rows = {row[0]: row[1:] for row in cells}
+    assert rows["hero"] == ["players", f"{hero.hp}/{hero.max_hp}", "alive", str(dealt), "0",
+                            "1"]
+    assert rows["rat"][0] == "npcs" and rows["rat"][2:] == ["dead", "0", str(dealt), "0"]
+    assert rows["bystander"] == ["players", "5/5", "alive", "0", "0", "0"]
+    assert "Winner: the players" in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("-- last stand: ")
+
+
+def test_run_json_carries_the_summary(last_stand):
+    document = json.loads(affray_cli("run", str(last_stand), "--json").stdout)
+    summary = document["summary"]
+    assert summary["winner"] == "players"
+    by_id = {row["id"]: row for row in summary["creatures"]}
+    assert by_id["rat"]["alive"] is False and by_id["rat"]["side"] == "npcs"
+    assert by_id["hero"]["kills"] == 1
+    assert by_id["rat"]["taken"] == by_id["hero"]["dealt"] > 0
+
+
+def test_no_winner_while_two_sides_stand_or_with_one_side(scenario):
+    assert "No winner: more than one side is standing." in affray_cli("demo").stdout
+    assert "No winner: only one side took part" in affray_cli("run", str(scenario)).stdout
+
+
+def test_until_settled_stops_once_nothing_can_happen(last_stand):
+    """`--until settled` wires `World.run(until="settled")`: the run stops at the first
+    pulse from which nothing is left to happen, long before `pulses = 2000`."""
+    result = json.loads(affray_cli("run", str(last_stand), "--until", "settled",
+                                   "--json").stdout)
+    world = affray.load_scenario(last_stand)
+    try:
+        world.run(until="settled")
+        assert result["final"]["pulse"] == world.pulse < 2000
+        assert result["events"][-1]["kind"] == "settled"
+    finally:
+        world.close()
+    plain = affray_cli("run", str(last_stand), "--until", "settled")
+    assert "All is still" in plain.stdout
+
+
+def test_version_prints_the_package_version():
+    result = affray_cli("--version")
+    assert (result.returncode, result.stdout) == (0, f"affray {affray.__version__}\n")
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly():
+    """`affray demo --json | head -c 100`: the closed pipe ends the command with status
+    141 (128 + SIGPIPE) and nothing on stderr, never a BrokenPipeError traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "affray", "demo", "--json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert len(process.stdout.read(100)) == 100
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait(timeout=60) == 141
+    assert error == b""
+
+
+def _on_a_terminal(*args: str, env: dict[str, str]) -> str:
+    """Run the command with stderr on a pseudo-terminal; what the terminal showed."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "affray", *args],
+                                   stdout=subprocess.DEVNULL, stderr=follower,
+                                   env={**os.environ, **env})
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the pty closes when the process ends
+                break
+            if not chunk:
+                break
+            shown += chunk
+        process.wait(timeout=60)
+    finally:
+        os.close(leader)
+    return shown.decode("utf-8", "replace")
+
+
+def test_progress_bar_on_a_terminal_unless_quiet(last_stand):
+    """A long run shows a rich progress bar on stderr when stderr is a terminal (the
+    delay set to 0 here); `--quiet` turns it off, and a pipe never has it."""
+    env = {"AFFRAY_PROGRESS_AFTER": "0", "COLUMNS": "100"}
+    shown = _on_a_terminal("run", str(last_stand), env=env)
+    assert "pulse" in shown and " of 2,000" in shown, shown
+    assert "pulse" not in _on_a_terminal("run", str(last_stand), "--quiet", env=env)
+    piped = subprocess.run([sys.executable, "-m", "affray", "run", str(last_stand)],
+                           capture_output=True, text=True, timeout=60, check=False,
+                           env={**os.environ, **env})
+    assert piped.stderr == ""

@@ -1,0 +1,143 @@
+"""What `affray run` prints after the log: who is standing, who dealt and took what, who
+killed whom, and the winning side; and the progress bar of a long run.
+
+A side is players against NPCs: a creature is on the "players" side when it is a player
+character (`player = true`, SCENARIO.md), on the "npcs" side otherwise (docs/decisions.md,
+"Sides and the winner"). A side wins when it had creatures at the start and is the only
+side with a creature alive at the end; with a single side in the fight, or none left
+standing, there is no winner.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from affray.world import World
+
+PLAYERS, NPCS = "players", "npcs"
+# Seconds a run may take before its progress bar appears (tests set 0 through the
+# environment to see the bar at once).
+PROGRESS_AFTER = float(os.environ.get("AFFRAY_PROGRESS_AFTER", "2"))
+
+
+@dataclass(slots=True)
+class Row:
+    """One creature's line of the summary."""
+
+    id: str
+    side: str
+    hp: int
+    max_hp: int
+    alive: bool
+    dealt: int
+    taken: int
+    kills: int
+
+
+@dataclass(slots=True)
+class Summary:
+    rows: list[Row]
+    winner: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"creatures": [asdict(row) for row in self.rows], "winner": self.winner}
+
+
+def summarize(world: World) -> Summary:
+    """Totals from the event log (damage amounts, deaths) and the creatures' state."""
+    dealt: dict[str, int] = {}
+    taken: dict[str, int] = {}
+    kills: dict[str, int] = {}
+    for event in world.events:
+        if event.kind == "damage":
+            source, target, amount = event.source, event.target, event.amount  # type: ignore[attr-defined]
+            if source is not None:
+                dealt[source] = dealt.get(source, 0) + amount
+            taken[target] = taken.get(target, 0) + amount
+        elif event.kind == "death" and event.killer:  # type: ignore[attr-defined]
+            killer = event.killer  # type: ignore[attr-defined]
+            kills[killer] = kills.get(killer, 0) + 1
+    rows = []
+    for creature_id in world.creature_ids():
+        sheet = world.sheet(creature_id)
+        rows.append(Row(id=creature_id, side=PLAYERS if sheet.creature.player else NPCS,
+                        hp=sheet.vitals.hp, max_hp=sheet.vitals.max_hp,
+                        alive=sheet.vitals.alive, dealt=dealt.get(creature_id, 0),
+                        taken=taken.get(creature_id, 0), kills=kills.get(creature_id, 0)))
+    sides = {row.side for row in rows}
+    standing = {row.side for row in rows if row.alive}
+    winner = next(iter(standing)) if len(sides) > 1 and len(standing) == 1 else None
+    return Summary(rows=rows, winner=winner)
+
+
+def print_summary(summary: Summary, out: TextIO = sys.stdout) -> None:
+    """The summary as a rich table (plain text when `out` is not a terminal)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Summary", title_justify="left")
+    for name, justify in (("creature", "left"), ("side", "left"), ("hp", "right"),
+                          ("state", "left"), ("dealt", "right"), ("taken", "right"),
+                          ("kills", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in summary.rows:
+        table.add_row(row.id, row.side, f"{row.hp}/{row.max_hp}",
+                      "alive" if row.alive else "dead", str(row.dealt), str(row.taken),
+                      str(row.kills))
+    console = Console(file=out, width=100 if not out.isatty() else None)
+    console.print(table)
+    if summary.winner:
+        console.print(f"Winner: the {summary.winner} (the only side left standing)")
+    else:
+        console.print("No winner: "
+                      + ("no one is left standing." if not any(r.alive for r in summary.rows)
+                         else "more than one side is standing."
+                         if len({r.side for r in summary.rows if r.alive}) > 1
+                         else "only one side took part (players against NPCs)."))
+
+
+def run_with_progress(world: World, pulses: int | None, until: str | None,
+                      show: bool) -> None:
+    """`world.run(pulses, until=until)`, in growing steps so that a bar on stderr can
+    show the pulse once the run has taken PROGRESS_AFTER seconds. Steps of `run` give the
+    same log as one `run` (skipping is proven identical to stepping)."""
+    if not show:
+        world.run(pulses, until=until)
+        return
+    start = world.pulse
+    end = start + pulses if pulses is not None else max(start, world.end_pulse or 0)
+    began = time.monotonic()
+    step = 1
+    bar: Any = None
+    task: Any = None
+    try:
+        while world.pulse < end:
+            goal = min(end, world.pulse + step)
+            chunk_began = time.monotonic()
+            world.run(goal - world.pulse, until=until)
+            if world.pulse < goal:  # settled early
+                break
+            took = time.monotonic() - chunk_began
+            if took < 0.1:  # aim at a few updates a second
+                step *= 2
+            elif took > 0.5 and step > 1:
+                step //= 2
+            if bar is None and time.monotonic() - began >= PROGRESS_AFTER:
+                from rich.console import Console
+                from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+                bar = Progress(TextColumn("pulse {task.completed:,} of {task.total:,}"),
+                               BarColumn(), TimeElapsedColumn(),
+                               console=Console(file=sys.stderr), transient=True)
+                bar.start()
+                task = bar.add_task("run", total=end - start)
+            if bar is not None:
+                bar.update(task, completed=world.pulse - start)
+    finally:
+        if bar is not None:
+            bar.stop()
