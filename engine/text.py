@@ -12,6 +12,24 @@ def _cell(cell: Any) -> str:
     return f"[{cell[0]}, {cell[1]}]"
 
 
+# A refusal's reason in words: the short codes the action step logs, as sentences.
+_REASONS = {
+    "occupied": "someone is already standing there",
+    "blocked": "the way is blocked",
+    "not adjacent": "that cell is not beside it",
+    "held": "it is held fast and cannot step away",
+    "stunned": "it is stunned",
+    "target dead": "its target is already dead",
+    "out of range": "its target is no longer beside it",
+}
+
+
+def _reason(event: dict[str, Any]) -> str:
+    """The reason without the action's name said twice ("attack: attack: ...")."""
+    reason = str(event["reason"]).removeprefix(f"{event['action']}: ")
+    return _REASONS.get(reason, reason)
+
+
 # R-ENG-4: what a player reads when a position changes (the source's update_pos ladder).
 _POSITION_WORDS = {
     "stunned": "is stunned, but will probably recover",
@@ -61,12 +79,14 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     "miss": lambda e: f"{e['source']} misses {e['target']}.",
     "defended": lambda e: (f"{e['target']} stops {e['source']}'s blow with "
                            f"{e['defence'].replace('_', ' ')}."),
-    "immune": lambda e: f"{e['target']} is unharmed by {e['damage_type']}.",
+    "immune": lambda e: (f"{e['target']} is unharmed by {e['source']}'s {e['damage_type']}."
+                         if e["source"] else
+                         f"{e['target']} is unharmed by the {e['damage_type']}."),
     "status": lambda e: (f"{e['target']} is no longer {e['status']}." if e["change"] == "ended"
                          else f"{e['target']} is {e['status']} ({e['degree']})."),
     "stun": lambda e: (f"{e['target']} shakes off the stun." if e["state"] == "none"
                        else f"{e['target']} is {e['state'].replace('_', ' ')}ned."
-                       if e["state"] == "stun" else f"{e['target']} is dazed (weak stun)."),
+                       if e["state"] == "stun" else f"{e['target']} is left dazed (weak stun)."),
     "lost_round": lambda e: f"{e['target']} loses the round ({e['why'].replace('_', ' ')}).",
     "pushed": lambda e: f"{e['target']} is knocked from {_cell(e['from'])} to {_cell(e['to'])}.",
     "terrain": lambda e: f"The {e['before']} at {_cell(e['cell'])} turns to {e['after']}.",
@@ -91,9 +111,10 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                             if e["removed"] else
                             f"{e['target']}'s {_spell(e['affect'])} resists the dispel and "
                             f"weakens."),
-    "refused": lambda e: f"{e['actor']} cannot {e['action']}: {e['reason']}.",
+    "refused": lambda e: f"{e['actor']} cannot {e['action']}: {_reason(e)}.",
     "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
     "position": lambda e: _position_text(e),
+    "too_tired": lambda e: f"{e['source']} is too tired to strike {e['target']}.",
     "settled": lambda e: "All is still: nothing is left to happen.",
 }
 

@@ -78,7 +78,7 @@ def test_r_eng_4_player_text_is_rendered_from_events():
     assert lines["damage"] == "mage's spark hits orc for 7 (saved)."
     assert lines["item_lost"] == "3 scrolls burn up."
     assert lines["pushed"] == "orc is knocked from [2, 2] to [3, 2]."
-    assert lines["refused"] == "mage cannot move: occupied."
+    assert lines["refused"] == "mage cannot move: someone is already standing there."
     assert lines["death"] == "orc is killed by mage."
     assert all(line and not line.startswith("(") for line in lines.values())
     assert render_log(SAMPLES[:1]) == ["[   3] mage's spark hits orc for 7 (saved)."]

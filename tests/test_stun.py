@@ -54,10 +54,10 @@ def test_r_stun_2_a_stun_costs_two_rounds(duel):
     world.start_fight("a", "v")
     world.run(pulses=25)
     assert events(world, "lost_round", "stun") == [
-        {"pulse": 0, "kind": "stun", "target": "a", "state": "weak_stun"},
         {"pulse": 0, "kind": "lost_round", "target": "a", "why": "stun"},
-        {"pulse": 12, "kind": "stun", "target": "a", "state": "none"},
+        {"pulse": 0, "kind": "stun", "target": "a", "state": "weak_stun"},
         {"pulse": 12, "kind": "lost_round", "target": "a", "why": "weak_stun"},
+        {"pulse": 12, "kind": "stun", "target": "a", "state": "none"},
     ]
     a_blows = [e["pulse"] for e in events(world, "damage") if e["source"] == "a"]
     assert a_blows == [24]

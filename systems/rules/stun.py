@@ -30,12 +30,13 @@ def check_stun(world: World, fighter: Sheet) -> bool:
     if fighter.has("stun"):
         if fighter.has("paralysis"):
             return _paralysis(world, fighter)
-        world.set_stun(fighter, "weak_stun")
+        # The lost round is logged before the stun eases: cause, then consequence.
         world.emit(LostRound(world.pulse, fighter.id, "stun"))
+        world.set_stun(fighter, "weak_stun")
         return False
     if fighter.has("weak_stun"):
-        world.set_stun(fighter, "none")
         world.emit(LostRound(world.pulse, fighter.id, "weak_stun"))
+        world.set_stun(fighter, "none")
         return False
     return True
 
@@ -62,10 +63,10 @@ def _paralysis(world: World, fighter: Sheet) -> bool:
         world.remove_affect(fighter.id, "paralysis")
         world.set_stun(fighter, "none")
         return True
+    world.emit(LostRound(world.pulse, fighter.id, "stun"))
     if roll <= chance:
         world.remove_affect(fighter.id, "paralysis")
         world.set_stun(fighter, "weak_stun")
-    world.emit(LostRound(world.pulse, fighter.id, "stun"))
     return False
 
 
