@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from affray.batch import _context, batch, prepare, run_one
 from affray.content_loader import Content
 from affray.scenario import build_world, builtin_scenario, parse_scenario
+from affray.world import World
 
 from .timing import Result, result_from, time_repeats
 
@@ -145,11 +146,11 @@ def scenario_loading(sizes: DuelPlan) -> list[Result]:
     for count in sizes.load_sizes:
         text = creatures_scenario(count)
 
-        def block(text: str = text) -> object:
+        def block(text: str = text) -> World:
             spec, raw = parse_scenario(text, "crowd.toml")
             return build_world(spec, raw, "crowd.toml")
 
-        times = time_repeats(block, sizes.load_repeats, after=lambda world: world.close())
+        times = time_repeats(block, sizes.load_repeats, after=World.close)
         row = result_from("scenario loading (parse + build)", f"{count:,} creatures",
                           "creature", count, times, note=f"{min(times):.3f} s best")
         if base is None:
