@@ -149,6 +149,19 @@ def test_the_dask_backend_gives_the_same_rows():
         batch(DUEL, runs=4, seed=7))
 
 
+def test_the_dask_backend_runs_on_a_scheduler_by_address(capsys):
+    """`--backend dask --scheduler ADDRESS`: the runs go to that cluster's workers
+    (a 2-worker LocalCluster here, reached by its address as a remote one would be)."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        assert batch(DUEL, runs=4, seed=7, backend="dask",
+                     scheduler=cluster.scheduler_address).equals(batch(DUEL, runs=4, seed=7))
+        assert main(["batch", "duel", "--runs", "3", "--backend", "dask", "--scheduler",
+                     cluster.scheduler_address, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["runs"] == 3
+
+
 # -- the summary -----------------------------------------------------------------------
 def test_wilson_interval_worked_values():
     """95% Wilson score intervals against Newcombe (1998)'s published examples, 4
