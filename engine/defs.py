@@ -307,6 +307,8 @@ class FightConfig(Def, frozen=True, kw_only=True):
     critical_multiplier: tuple[int, int] = (3, 2)
     auto_miss_in_20: int = 1
     auto_critical_in_20: int = 1
+    # A round with at least this many fighters is vectorised (world option vectorise).
+    vectorise_min_fighters: Annotated[int, msgspec.Meta(ge=1)] = 400
     armor: ArmorModel
     defence: DefenceConfig = DefenceConfig()
     stun: StunConfig = StunConfig()
