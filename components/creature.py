@@ -56,6 +56,9 @@ class Vitals:
     move: int = 100
     alive: bool = True
     position: str = "standing"
+    # The pulse `move` was last brought up to date: regeneration is computed lazily from
+    # the pulses since (systems/rules/blow.py `refresh_move`), never by a per-pulse pass.
+    move_pulse: int = 0
 
 
 @component

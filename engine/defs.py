@@ -299,6 +299,16 @@ class StunConfig(Def, frozen=True, kw_only=True):
                                          "fifth_attack")
 
 
+class MovementConfig(Def, frozen=True, kw_only=True):
+    """Movement regeneration (the source's move_gain, once a tick): a player gains
+    max(player_min, level), an NPC its level, every `tick_pulses` pulses, up to
+    `max_move` (content/fight.toml says where the figures come from)."""
+
+    tick_pulses: Annotated[int, msgspec.Meta(ge=1)] = 240
+    player_min: Annotated[int, msgspec.Meta(ge=0)] = 15
+    max_move: Annotated[int, msgspec.Meta(ge=0)] = 100
+
+
 class FightConfig(Def, frozen=True, kw_only=True):
     """The fight config: model switch, round length, critical multiplier, knobs."""
 
@@ -312,6 +322,7 @@ class FightConfig(Def, frozen=True, kw_only=True):
     armor: ArmorModel
     defence: DefenceConfig = DefenceConfig()
     stun: StunConfig = StunConfig()
+    movement: MovementConfig = MovementConfig()
 
 
 class SavesModel1(Def, frozen=True, kw_only=True):

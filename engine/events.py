@@ -249,6 +249,16 @@ class Position(NamedTuple):
     after: str
 
 
+@event("too_tired")
+class TooTired(NamedTuple):
+    """A player's blow skipped for want of movement points (an addition to SCENARIO.md's
+    kinds)."""
+
+    pulse: int
+    source: str
+    target: str
+
+
 @event("moved")
 class Moved(NamedTuple):
     """A creature stepped to a neighbouring cell (an addition to SCENARIO.md's kinds)."""

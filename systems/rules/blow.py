@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from affray.arith import tdiv
 from affray.dice import dice_average_x2
-from affray.events import Defended, Miss
+from affray.events import Defended, Miss, TooTired
 from affray.systems.rules import immunity
 from affray.systems.rules.damage import apply_modifiers, finish, run_hooks
 from affray.systems.rules.hit import Hit
@@ -44,6 +44,31 @@ def can_hit(attacker: Sheet, victim: Sheet) -> bool:
     if max(abs(a.x - v.x), abs(a.y - v.y)) != 1:
         return False
     return not (attacker.creature.player and attacker.vitals.move <= 0)
+
+
+def refresh_move(world: World, sheet: Sheet) -> int:
+    """Bring a creature's movement points up to date and return them.
+
+    Movement regenerates once a tick (`fight.movement.tick_pulses`, on every pulse that is
+    a multiple of it): a player gains max(player_min, level), an NPC its level, never
+    above max_move. Rather than touch every creature every pulse (World.run jumps idle
+    pulses), the gain of every tick since `Vitals.move_pulse` is added when the points are
+    read or spent, which gives exactly what the ticks one by one would have: every
+    spending is preceded by a refresh, and adding n gains under a cap is one capped add.
+    """
+    vitals = sheet.vitals
+    pulse = world.pulse
+    last = vitals.move_pulse
+    if pulse == last:
+        return vitals.move
+    config = world.content.fight.movement
+    ticks = pulse // config.tick_pulses - last // config.tick_pulses
+    vitals.move_pulse = pulse
+    if ticks > 0 and vitals.move < config.max_move:
+        level = sheet.level.level
+        gain = max(config.player_min, level) if sheet.creature.player else level
+        vitals.move = min(config.max_move, vitals.move + ticks * gain)
+    return vitals.move
 
 
 def pay_movement(attacker: Sheet) -> None:
@@ -112,8 +137,14 @@ def position_multiplier(victim: Sheet, value: int) -> int:
 
 def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") -> int:
     """One blow through the whole pipeline (R-MELEE-1). Returns the hit points taken;
-    raises VictimDeath when the blow (or a hook) kills."""
+    raises VictimDeath when the blow (or a hook) kills. A player with no movement
+    points left strikes nothing: a `too_tired` event."""
+    refresh_move(world, attacker)
+    refresh_move(world, victim)  # its movement counts for evasion, AC and defences
     if not can_hit(attacker, victim):
+        if (attacker.creature.player and attacker.vitals.move <= 0
+                and attacker.vitals.alive and victim.vitals.alive):
+            world.emit(TooTired(world.pulse, attacker.id, victim.id))  # no silent stop
         return 0
     pay_movement(attacker)
     content = world.content
