@@ -22,7 +22,7 @@ import binascii
 import hashlib
 import itertools
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import esper
 import msgspec
@@ -149,6 +149,8 @@ class SavePayload(_Saved):
     entities: list[tuple[int, dict[str, dict[str, Any]]]]
     scripted: list[tuple[int, dict[str, Any]]]
     events: list[dict[str, Any]]
+    # The vectorised round's switch (systems/rules/volley.py); older saves: the default.
+    vectorise: Literal["auto", "never"] = "auto"
 
 
 def world_payload(world: Any) -> dict[str, Any]:
@@ -169,6 +171,7 @@ def world_payload(world: Any) -> dict[str, Any]:
         "spawned": world.spawned,
         "next_entity": _next_entity_id(),
         "legend": world.legend, "content": world.content_overlay,
+        "vectorise": world.vectorise,
         "rng": world.rng.state(),
         "grid": {"terrain": _encode_array(grid.terrain), "ice_cm": _encode_array(grid.ice_cm),
                  "shut": _encode_array(grid.shut), "occupant": _encode_array(grid.occupant),
@@ -277,6 +280,7 @@ def _restore(data: SavePayload) -> Any:
         world.lag = lag
         world.pulse = data.pulse
         world.end_pulse = data.end_pulse
+        world.vectorise = data.vectorise
         world.spawned = data.spawned
         world.rng = parts.rng
         world.by_id = dict(data.by_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import numpy as np
@@ -90,6 +90,8 @@ class ScenarioFile(Struct, forbid_unknown_fields=True, kw_only=True):
     items: list[ScenarioItem] = []
     actions: list[ScenarioAction] = []
     content: dict[str, Any] = field(default_factory=dict)
+    # Big rounds vectorised ("auto") or every blow scalar ("never"): World.vectorise.
+    vectorise: Literal["auto", "never"] = "auto"
 
 
 def _entry_name(raw: dict[str, Any], where: str) -> str:
@@ -118,7 +120,8 @@ MAX_PULSE = 2**62
 # Seeds: numpy's PCG64 takes any int 0 or more; saves and JSON carry 64-bit ints.
 MAX_SEED = 2**63 - 1
 # Top-level keys of a scenario (SCENARIO.md).
-SCENARIO_KEYS = ("map", "name", "seed", "pulses", "creatures", "items", "actions", "content")
+SCENARIO_KEYS = ("map", "name", "seed", "pulses", "creatures", "items", "actions", "content",
+                 "vectorise")
 
 
 def file_kind(data: dict[str, Any], source: str) -> str:
@@ -261,6 +264,7 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
                   legend=legend)
     world.content_overlay = raw.get("content", {})
+    world.vectorise = spec.vectorise
     for at, door in doors:
         world.add_door(at, door)
     try:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from affray.arith import tdiv
 from affray.systems.base import System
+from affray.systems.rules import volley
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.skills import effective_skill
@@ -142,6 +143,22 @@ def fighter_round(world: World, fighter: Sheet, victim: Sheet) -> None:
         try_stand(world, victim)  # R-STUN-5: the source's stand_up_after_round
 
 
+def fighter_turn(world: World, fighter: Sheet) -> None:
+    """One snapshot fighter's turn of the round on the scalar path: skipped if it died
+    earlier this round; its fight ends if its target is gone (R-MELEE-2); else its
+    round (`fighter_round`)."""
+    if not fighter.vitals.alive:
+        return  # died earlier this round
+    target_id = fighter.combat.fighting
+    victim = world.sheets[world.by_id[target_id]] if target_id else None
+    if victim is None or not victim.vitals.alive or not beside(fighter, victim):
+        # R-MELEE-2: a target gone (dead, or stepped away) ends the fight
+        stop_fighting(fighter)
+        world.fighting.discard(fighter.entity)
+        return
+    fighter_round(world, fighter, victim)
+
+
 class MeleeSystem(System):
     """Combat rounds every `round_pulses` pulses (R-TIME-2)."""
 
@@ -153,17 +170,11 @@ class MeleeSystem(System):
             return
         fighters = sorted((world.sheets[e] for e in world.fighting),
                           key=lambda sheet: sheet.spawn.number)  # the round's snapshot
-        for fighter in fighters:
-            if not fighter.vitals.alive:
-                continue  # died earlier this round
-            target_id = fighter.combat.fighting
-            victim = world.sheets[world.by_id[target_id]] if target_id else None
-            if victim is None or not victim.vitals.alive or not beside(fighter, victim):
-                # R-MELEE-2: a target gone (dead, or stepped away) ends the fight
-                stop_fighting(fighter)
-                world.fighting.discard(fighter.entity)
-                continue
-            fighter_round(world, fighter, victim)
+        if volley.wanted(world, len(fighters)):  # a big battle: the vectorised round
+            volley.volley_round(world, fighters)
+        else:
+            for fighter in fighters:
+                fighter_turn(world, fighter)
         world.fighting = {e for e in world.fighting
                           if world.sheets[e].vitals.alive and world.sheets[e].combat.fighting}
 
