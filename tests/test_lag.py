@@ -147,3 +147,18 @@ def test_r_lag_7_the_world_exposes_the_scripting_fields(duel):
     assert world.set_wait("a", 4) == 4
     assert world.set_daze("a", 0) == 0
     assert world.wait_of("a") == 4
+
+
+def test_r_lag_6_the_tier_keeps_a_fraction_of_the_new_value_then_the_larger(duel):
+    """R-LAG-6, the reading recorded in docs/decisions.md: the tier keeps a fraction of
+    the *new* value, then the larger of old and new is kept (R-LAG-4): a tier-1 NPC
+    waiting 10 given 20 by another keeps 10 (max(10, 20/4 = 5)); not 10 + (20 - 10)/4 =
+    12, nor 10 + 20/4 = 15; given 60 it waits 15; tier 3 given 25 while at 10: 12."""
+    world = duel("npc_tier = 1")
+    sheet = world.sheet("a")
+    world.lag.wait[sheet.creature.slot] = 10
+    assert raise_lag(world, sheet, "wait", 20, own=False) == 10
+    assert raise_lag(world, sheet, "wait", 60, own=False) == 15
+    third = duel("npc_tier = 3")
+    third.lag.wait[third.sheet("a").creature.slot] = 10
+    assert raise_lag(third, third.sheet("a"), "wait", 25, own=False) == 12
