@@ -80,9 +80,6 @@ class World:
         # "auto": big rounds take the vectorised path (systems/rules/volley.py); "never":
         # every blow through the scalar pipeline. Saved with the world.
         self._vectorise = "auto"
-        # "auto": big rounds take the vectorised path (systems/rules/volley.py); "never":
-        # every blow through the scalar pipeline. Saved with the world.
-        self._vectorise = "auto"
         self.pulse = 0
         self.events: list[Event] = []
         self.systems: tuple[System, ...] = tuple(cls() for cls in SCHEDULE)
@@ -126,19 +123,6 @@ class World:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-    @property
-    def vectorise(self) -> str:
-        """"auto": a combat round with at least `fight.vectorise_min_fighters` fighters
-        computes its plain fighters' blows as numpy arrays (systems/rules/volley.py);
-        "never": every blow through the scalar pipeline. Saved with the world."""
-        return self._vectorise
-
-    @vectorise.setter
-    def vectorise(self, mode: str) -> None:
-        if mode not in ("auto", "never"):
-            raise UsageError(f"vectorise must be 'auto' or 'never', not {mode!r}")
-        self._vectorise = mode
 
     @property
     def vectorise(self) -> str:
