@@ -255,6 +255,23 @@ def test_r_melee_4_position_multiplier_once_after_everything(duel):
     assert blow.position_multiplier(hit, 7) == 10
 
 
+def test_r_melee_4_orig_dam_gets_the_same_position_factor(duel):
+    """R-MELEE-4: the pre-protection value (`orig_dam`, read by vampiric drain) gets the
+    same factor as the damage: 13 before protections (trim: 10 after); sitting: orig 19
+    (13 x 3/2 truncated), damage 15; asleep: orig 26, damage 20; standing: 13 and 10."""
+    seen = {}
+    for position in ("standing", "sitting", "sleeping"):
+        world = duel(TOUGH, f'{TOUGH}\nposition = "{position}"', extra=SURE)
+        world.rules.add_modifier("melee", fixed_damage(13))
+        world.rules.add_hook("post_damage", ("creature", "v"),
+                             lambda hit, w, p=position: seen.setdefault(
+                                 p, (hit.orig_dam, hit.dam)))
+        world.sheet("a").combat.fighting = "v"
+        world.fighting.add(world.sheet("a").entity)
+        world.tick()
+    assert seen == {"standing": (13, 10), "sitting": (19, 15), "sleeping": (26, 20)}
+
+
 def test_r_melee_5_modifiers_apply_exactly_once_to_every_blow(duel):
     """R-MELEE-5: an "all melee" modifier applies once to each blow, ordinary (a round)
     or special (the samurai's opener, a skill blow through one_hit); an "all damage"

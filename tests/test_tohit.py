@@ -109,13 +109,25 @@ def test_r_hit_3_evasion_terms(duel):
 
 
 def test_r_hit_3_armor_use_adds_armor_per_level(duel):
-    """R-HIT-3: a successful armor-use roll adds armor_use_bonus armor per victim level."""
+    """R-HIT-3: a successful armor-use roll (number_percent() < effective) adds
+    armor_use_bonus armor per victim level (0.5 x 40 = 20, exactly). Pinned draws: with
+    armor use 100 a draw of 99 succeeds and 100 fails (a 1% failure, not "always");
+    with 60, 59 succeeds and 60 fails; effective 1 means never practised: no roll."""
+    from fixed_draws import PinnedRng
+
     world = duel('level = 30\nhitroll = 10', 'level = 40\nskills = { armor_use = 100 }')
     attacker, victim = world.sheet("a"), world.sheet("v")
-    roll = tohit.roll_armor_model(attacker, victim, 100, Rng(1), world.content, 0, 100)
-    assert roll.armor_bonus == pytest.approx(0.5 * 40)  # 100% armor use: roll < 100 always
-    roll = tohit.roll_armor_model(attacker, victim, 100, Rng(1), world.content, 0, 1)
-    assert roll.armor_bonus == 0.0  # effective 1: never practised
+
+    def bonus(draw: int, effective: int) -> tuple[object, int]:
+        rng = PinnedRng(1, draw)
+        roll = tohit.roll_armor_model(attacker, victim, 100, rng, world.content, 0, effective)
+        return roll.armor_bonus, rng.draws
+
+    assert bonus(99, 100) == (20, 1)
+    assert bonus(100, 100) == (0, 1)
+    assert bonus(59, 60) == (20, 1)
+    assert bonus(60, 60) == (0, 1)
+    assert bonus(1, 1) == (0, 0)  # effective 1: never practised, no draw
 
 
 def test_r_hit_4_hit_chance_is_the_power_ratio_clamped(duel):
