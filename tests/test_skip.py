@@ -131,7 +131,8 @@ SPELLS = ("spark", "fire_bolt", "fireball", "frost_burst", "acid_arrow", "poison
 @st.composite
 def scenarios(draw: st.DrawFn) -> str:
     """A small random scenario: 2-4 creatures on floor and water, some fighting, some
-    stunned or burning, scripted attacks, moves and casts at random pulses."""
+    stunned or burning, some players short of movement, scripted attacks, moves and
+    casts at random pulses."""
     width, height = draw(st.integers(4, 7)), draw(st.integers(3, 5))
     rows = ["".join(draw(st.sampled_from("......~")) for _ in range(width))
             for _ in range(height)]
@@ -151,6 +152,8 @@ def scenarios(draw: st.DrawFn) -> str:
         lines.append(f"hp = {draw(st.integers(3, 60))}")
         lines.append(f"max_hp = {draw(st.integers(60, 80))}")
         lines.append(f"level = {draw(st.integers(1, 30))}")
+        if draw(st.booleans()):  # a player: blows cost movement, regained by the tick
+            lines += ["player = true", f"move = {draw(st.integers(0, 12))}"]
         affects = draw(st.lists(st.sampled_from(AFFECTS), max_size=2, unique=True))
         if affects:
             lines.append(f"affects = {affects!r}".replace("'", '"'))
@@ -182,9 +185,9 @@ def scenarios(draw: st.DrawFn) -> str:
 @given(text=scenarios(), pieces=st.lists(st.integers(0, 40), max_size=3))
 def test_generated_scenarios_jump_as_they_step(text, pieces):
     """R-TIME-1, R-LAG-1, R-LAG-2, R-STUN-4, R-TIME-2: generated scenarios (fights, stuns,
-    paralysis, statuses, casts, moves, lag from casts and moves) give the same log and
-    final state whether run() jumps idle pulses (also in pieces: run(n), then run())
-    or tick() steps every pulse."""
+    paralysis, statuses, casts, moves, lag from casts and moves, players' movement) give
+    the same log and final state whether run() jumps idle pulses (also in pieces:
+    run(n), then run()) or tick() steps every pulse."""
     world = _build(text, None)
     assume(world is not None)
     world.close()
