@@ -367,7 +367,8 @@ def check_payload(data: SavePayload, content: Any) -> Parts:
             raise SaveError(message)
 
     need(0 <= data.seed <= MAX_SEED, f"seed: must be 0..{MAX_SEED}, got {data.seed}")
-    need(0 <= data.pulse <= MAX_PULSE, f"pulse: must be 0..{MAX_PULSE}, got {data.pulse}")
+    need(0 <= data.pulse <= 2 * MAX_PULSE, f"pulse: must be 0..{2 * MAX_PULSE}, got "
+         f"{data.pulse}")
     if data.end_pulse is not None:
         need(data.pulse <= data.end_pulse <= 2 * MAX_PULSE,
              f"end_pulse: {data.end_pulse} is before the current pulse {data.pulse}"

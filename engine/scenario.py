@@ -30,6 +30,7 @@ from affray.creatures import check_template, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
 from affray.errors import ScenarioError, UsageError
 from affray.grid import Grid, Terrain, chebyshev
+from affray.validate import MAX_PULSE as VALIDATE_MAX_PULSE
 from affray.world import DEFAULT_LEGEND, World
 
 # Terrain name -> (terrain code, door state or None, locked, trapped).
@@ -116,7 +117,7 @@ def _entry_name(raw: dict[str, Any], where: str) -> str:
 # The largest pulse count or action pulse a scenario may name. A World skips idle pulses,
 # so a long run is cheap; past this the pulse numbers themselves would stop fitting the
 # 64-bit integers of saves and arrays (2**62 leaves room to add a run length to a pulse).
-MAX_PULSE = 2**62
+MAX_PULSE = VALIDATE_MAX_PULSE
 # Seeds: numpy's PCG64 takes any int 0 or more; saves and JSON carry 64-bit ints.
 MAX_SEED = 2**63 - 1
 # Top-level keys of a scenario (SCENARIO.md).

@@ -131,13 +131,20 @@ def check_fight(attacker: Sheet, victim: Sheet) -> None:
                           f"{attacker.id!r} at {[here.x, here.y]} (melee needs neighbours)")
 
 
-def check_count(value: object, what: str) -> int:
-    """A whole number 0 or more from a Python caller (pulses, waits), or UsageError."""
+# The most pulses a World runs: pulse numbers stay within 64-bit integers (saves, arrays).
+MAX_PULSE = 2**62
+# Lag (wait, daze) lives in 32-bit arrays.
+MAX_LAG = 2**31 - 1
+
+
+def check_count(value: object, what: str, high: int = MAX_PULSE) -> int:
+    """A whole number 0..high from a Python caller (pulses, waits), or UsageError."""
     if isinstance(value, bool) or not isinstance(value, int):
         import numpy as np
 
         if not isinstance(value, np.integer):
             raise UsageError(f"{what} must be a whole number, got {value!r}")
-    if value < 0:
-        raise UsageError(f"{what} must be 0 or more, got {value}")
+    if not 0 <= value <= high:
+        raise UsageError(f"{what} must be 0 or more, got {value}" if value < 0 else
+                         f"{what} must be at most {high}, got {value}")
     return int(value)

@@ -43,7 +43,13 @@ from affray.systems.rules.sheet import Sheet, build_sheet
 from affray.systems.rules.statuses import begin as begin_statuses
 from affray.systems.rules.statuses import rebuild_status_index
 from affray.systems.terrain import relabel_water
-from affray.validate import check_action, check_count, living_target
+from affray.validate import (
+    MAX_LAG,
+    MAX_PULSE,
+    check_action,
+    check_count,
+    living_target,
+)
 
 _contexts = itertools.count(1)
 _LAG_MAX = int(np.iinfo(np.int32).max)  # the largest wait or daze a LagTable holds
@@ -343,7 +349,8 @@ class World:
 
         self.enter()
         sheet = self.sheet(creature_id)
-        return script_set_lag(self, sheet, "wait", check_count(pulses, "set_wait: pulses"))
+        return script_set_lag(self, sheet, "wait",
+                              check_count(pulses, "set_wait: pulses", MAX_LAG))
 
     def set_daze(self, creature_id: str, pulses: int) -> int:
         """The scripting field `daze`, as `set_wait` (R-LAG-7). Returns the new daze."""
@@ -351,7 +358,8 @@ class World:
 
         self.enter()
         sheet = self.sheet(creature_id)
-        return script_set_lag(self, sheet, "daze", check_count(pulses, "set_daze: pulses"))
+        return script_set_lag(self, sheet, "daze",
+                              check_count(pulses, "set_daze: pulses", MAX_LAG))
 
     def daze_of(self, creature_id: str) -> int:
         """The creature's daze in pulses (R-LAG-1)."""
@@ -455,7 +463,8 @@ class World:
         if until not in (None, "settled"):
             raise UsageError(f"run: until must be None or 'settled', not {until!r}")
         if pulses is not None:
-            check_count(pulses, "run: pulses")
+            # The clock stays within 2 * MAX_PULSE (2**63): saves and arrays hold it.
+            check_count(pulses, "run: pulses", max(0, 2 * MAX_PULSE - self.pulse))
         self.enter()
         if pulses is None:
             end = max(self.pulse, self.end_pulse or 0)
