@@ -1,0 +1,327 @@
+"""The vectorised round (systems/rules/volley*.py) against the scalar pipeline, exactly.
+
+With every draw pinned to one value u, each roll of a blow is the same function of u on
+both paths, whatever order or batch the draws come in: so a vectorised world and a scalar
+one must write the very same log, event for event. That checks every formula of the
+vectorised blow (to-hit under both models, criticals, damage, protections, immunity and
+material, the defence chain) and the round's order (deaths, ladder falls, spawn order,
+mixed paths) exactly, for several u. Statistical equivalence with real draws is in
+test_volley_stats.py.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import affray
+from affray.content_loader import default_content
+from affray.errors import ScenarioError, UsageError
+from affray.systems.rules import volley
+from affray.systems.rules.hit import Hit
+from affray.systems.rules.immunity import FLAG_BITS
+from affray.systems.rules.protections import protect
+from affray.systems.rules.tohit import exact_knob, hitroll_ten_thousandths
+from affray.systems.rules.volley_columns import SKILL, gather
+from affray.systems.rules.volley_protect import (
+    HitArrays,
+    VictimArrays,
+    column_index,
+    protect_many,
+    type_bits,
+)
+from tests.conftest import world_from_text
+
+
+class FixedGenerator:
+    """A stand-in for the world's numpy generator: every uniform is `u`."""
+
+    def __init__(self, u: float) -> None:
+        self.u = u
+
+    def random(self, size: int | tuple[int, ...]) -> np.ndarray:
+        return np.full(size, self.u)
+
+
+def pin(world: affray.World, u: float) -> None:
+    """Every draw of either path is u."""
+    world.rng.random = lambda: u
+    world.rng.numpy = lambda: FixedGenerator(u)
+
+
+def creature(ident: str, at: tuple[int, int], foe: str, lines: str) -> str:
+    return f'[[creatures]]\nid = "{ident}"\nat = [{at[0]}, {at[1]}]\nfighting = "{foe}"\n{lines}\n'
+
+
+PAIRS = [
+    # armed players with shields, one under sanctuary
+    ('template = "human_warrior"\naffects = ["sanctuary"]\nhp = 60',
+     'template = "human_warrior"\nhp = 50'),
+    # an evil NPC against a paladin with protection from evil and liturgy
+    ('template = "orc_brute"\nalignment = -600\nhp = 90',
+     'player = true\nlevel = 30\nhp = 40\nprofession = "paladin"\naffects = '
+     '["protection_evil"]\nskills = { liturgy = 80, parry = 50, dodge = 40 }\n'
+     'wield = "long_sword"\nwear = ["plate_armor"]'),
+    # NPC mobs: a kobold's punch against a bash-immune NPC, a fire sword into resistances
+    ('template = "kobold"\nhp = 30', 'npc = true\nlevel = 8\nhp = 30\nimm = ["bash"]'),
+    # silver against a silver-vulnerable, pierce-resistant NPC (R-IMM-9)
+    ('player = true\nlevel = 25\nhp = 70\nprofession = "thief"\nhitroll = 30\n'
+     'skills = { dagger = 90, second_attack = 80, third_attack = 60 }\n'
+     'wield = "silver_dagger"\nstats = { str = 21, dex = 20 }',
+     'npc = true\nlevel = 22\nhp = 55\nvuln = ["silver"]\nres = ["pierce"]\n'
+     'defences = ["dodge", "parry", "blink"]\naffects = ["dark_shroud"]'),
+    # blind attacker and blind defender, blind fighting
+    ('player = true\nlevel = 18\nhp = 45\nprofession = "ninja"\naffects = ["blind"]\n'
+     'skills = { blind_fighting = 55, hand_to_hand = 70, hand_block = 60, dodge = 50 }',
+     'player = true\nlevel = 20\nhp = 45\nprofession = "samurai"\naffects = ["blind"]\n'
+     'skills = { blind_fighting = 70, sword = 80, cross_block = 70, dodge = 60 }\n'
+     'wield = "katana"\nsecond_wield = "dagger"'),
+    # a hasted hobbit with a sharp katana against a bat swarm with armor use
+    ('player = true\nrace = "hobbit"\nlevel = 40\nhp = 80\nprofession = "warrior"\n'
+     'affects = ["haste"]\nskills = { sword = 95, second_attack = 90, fourth_attack = 50 }\n'
+     'wield = "katana"\nhitroll = 45\ndamroll = 12',
+     'player = true\nlevel = 35\nhp = 25\nprofession = "anti-paladin"\nalignment = -900\n'
+     'affects = ["bat_swarm", "resistance", "conductor"]\n'
+     'skills = { armor_use = 80, dodge = 70, parry = 60, sword = 70 }\nwield = "long_sword"'),
+    # a stunned fighter and a weak-stunned one (scalar path, mixed into the round)
+    ('template = "orc_brute"\naffects = ["stun"]\nhp = 40',
+     'template = "human_warrior"\naffects = ["weak_stun"]\nhp = 35'),
+    # a sleeping victim (scalar) and a slowed attacker with every attack skill
+    ('player = true\nlevel = 50\nhp = 90\nprofession = "warrior"\naffects = ["slow"]\n'
+     'skills = { mace = 90, second_attack = 90, third_attack = 90, fourth_attack = 90,'
+     ' fifth_attack = 90 }\nwield = "mace"\nmove = 12',
+     'template = "kobold"\nposition = "sleeping"\nhp = 30'),
+]
+
+
+def battle_text(model: str = "armor", extra: str = "") -> str:
+    """Each pair side by side on its own row; spawn order a0, b0, a1, b1..."""
+    rows = ["." * 6 for _ in range(2 * len(PAIRS))]
+    text = ('name = "volley"\npulses = 60\n[map]\nrows = ['
+            + ", ".join(f'"{row}"' for row in rows) + "]\n")
+    for index, (attacker, victim) in enumerate(PAIRS):
+        y = 2 * index
+        text += creature(f"a{index}", (1, y), f"b{index}", attacker)
+        text += creature(f"b{index}", (2, y), f"a{index}", victim)
+    return (text + f'[content.fight]\nmodel = "{model}"\nvectorise_min_fighters = 2\n'
+            + extra)
+
+
+def run_pinned(text: str, mode: str, u: float, pulses: int = 37) -> list[dict]:
+    world = world_from_text(text, seed=11)
+    try:
+        world.vectorise = mode
+        pin(world, u)
+        world.run(pulses)
+        return [event.to_dict() for event in world.events]
+    finally:
+        world.close()
+
+
+# Every percent roll 1..100 (and so every d20 face) once, and the two ends.
+SWEEP = [0.0, *((k + 0.5) / 100 for k in range(100)), 0.999999]
+
+
+@pytest.mark.parametrize("model", ["armor", "legacy"])
+def test_vectorised_round_writes_the_scalar_log_under_pinned_draws(model: str) -> None:
+    """R-MELEE-1..8, R-HIT-1..9, R-PROT-1..7, R-IMM-3, R-IMM-9, R-DEF-1..8, R-DMG-2,
+    R-TIME-3: with every draw u, four rounds of eight mixed pairs give the scalar log,
+    for u making each percent roll 1..100 in turn (so every `roll < chance` of every
+    pair meets its boundary: an off-by-one in either path fails)."""
+    text = battle_text(model)
+    for u in SWEEP:
+        vector = run_pinned(text, "auto", u)
+        assert vector == run_pinned(text, "never", u), f"u = {u}"
+        assert any(e["kind"] in ("damage", "miss", "defended", "immune") for e in vector)
+
+
+def test_pinned_runs_cover_every_outcome() -> None:
+    """The pinned draws above reach misses, criticals, every outcome kind, deaths and a
+    player's fall down the hit point ladder (so the comparisons mean something)."""
+    kinds: set[str] = set()
+    critical = defences = 0
+    for model in ("armor", "legacy"):
+        for u in SWEEP[::10]:
+            for event in run_pinned(battle_text(model), "auto", u):
+                kinds.add(event["kind"])
+                critical += event["kind"] == "damage" and event["critical"]
+                defences |= {"defended"} == {event["kind"]}
+    assert {"damage", "miss", "defended", "immune", "death", "position", "lost_round",
+            "stun"} <= kinds
+    assert critical and defences
+
+
+def test_the_vectorised_path_is_taken_for_plain_fighters(monkeypatch) -> None:
+    """A round of at least vectorise_min_fighters fighters computes the plain fighters'
+    blows in bulk (and only theirs); below it, or with vectorise = "never", it does not."""
+    calls: list[int] = []
+    real = volley.compute_blows
+
+    def spy(world, cols, attackers, victims):  # type: ignore[no-untyped-def]
+        calls.append(len(attackers))
+        return real(world, cols, attackers, victims)
+
+    monkeypatch.setattr(volley, "compute_blows", spy)
+    world = world_from_text(battle_text(), seed=3)
+    world.tick()
+    # 16 fighters: the stunned orc and the weak-stunned warrior (each other's foes), the
+    # sleeping kobold and the slow warrior with 12 move points (not enough for six blows
+    # at 2 a blow) are scalar; the other 12 are vectorised.
+    assert calls == [12]
+    world.close()
+    calls.clear()
+    for text, mode in ((battle_text(extra="").replace("vectorise_min_fighters = 2",
+                                                      "vectorise_min_fighters = 17"), "auto"),
+                       (battle_text(), "never")):
+        world = world_from_text(text, seed=3)
+        world.vectorise = mode
+        world.tick()
+        world.close()
+    assert calls == []
+
+
+def test_a_fighter_with_a_hook_takes_the_scalar_path_and_the_rest_is_recomputed() -> None:
+    """A hook may change anything: the hooked fighter's turn runs scalar, and the blows of
+    the fighters after it are computed from the state it left. Pinned draws: the log is
+    the scalar one, hook effects included."""
+    def run(mode: str) -> list[dict]:
+        world = world_from_text(battle_text(), seed=5)
+        world.vectorise = mode
+        pin(world, 0.5)
+
+        def sanctify(fighter, world):  # type: ignore[no-untyped-def]
+            world.add_affect("b5", "sanctuary")  # a later fighter's target changes
+
+        world.rules.add_hook("on_fight", ("creature", "a1"), sanctify)
+        world.run(37)
+        events = [event.to_dict() for event in world.events]
+        world.close()
+        return events
+
+    assert run("auto") == run("never")
+
+
+def test_vectorise_option_from_scenario_api_and_saves(tmp_path) -> None:
+    """The option is a scenario field, a World property (UsageError on a bad value) and
+    is saved with the world."""
+    world = world_from_text('vectorise = "never"\n' + battle_text(), seed=1)
+    assert world.vectorise == "never"
+    with pytest.raises(UsageError, match="vectorise"):
+        world.vectorise = "sometimes"
+    world.save(str(tmp_path / "w.json"))
+    assert affray.load_world(str(tmp_path / "w.json")).vectorise == "never"
+    world.vectorise = "auto"
+    world.save(str(tmp_path / "w2.json"))
+    assert affray.load_world(str(tmp_path / "w2.json")).vectorise == "auto"
+    with pytest.raises(ScenarioError, match="vectorise"):
+        world_from_text('vectorise = "always"\n' + battle_text())
+    world.close()
+
+
+def test_save_and_continue_a_vectorised_battle_is_identical(tmp_path) -> None:
+    """R-ENG-3: a vectorised world saved mid-battle and loaded continues event for event
+    as the unsaved world (the generator's state carries the bulk draws)."""
+    text = battle_text()
+    whole = world_from_text(text, seed=21)
+    whole.run(60)
+    part = world_from_text(text, seed=21)
+    part.run(25)
+    part.save(str(tmp_path / "mid.json"))
+    loaded = affray.load_world(str(tmp_path / "mid.json"))
+    loaded.run(35)
+    assert [e.to_dict() for e in loaded.events] == [e.to_dict() for e in whole.events]
+    assert any(e.kind == "death" for e in whole.events)
+    for world in (whole, part, loaded):
+        world.close()
+
+
+def test_same_seed_same_log_in_a_vectorised_world() -> None:
+    """One seed, one log, on the vectorised path too (and not the scalar path's log)."""
+    logs = []
+    for mode in ("auto", "auto", "never"):
+        world = world_from_text(battle_text(), seed=8)
+        world.vectorise = mode
+        world.run(60)
+        logs.append([e.to_dict() for e in world.events])
+        world.close()
+    assert logs[0] == logs[1]
+    assert logs[0] != logs[2]
+
+
+# -- protect_many, hit for hit -------------------------------------------------------------
+AFFECTS = ["sanctuary", "stardust", "dark_shroud", "clan_guard", "resistance",
+           "protection_evil", "protection_good", "protection_heat", "protection_cold",
+           "liturgy", "conductor"]
+TYPES = ["slash", "pierce", "bash", "fire", "cold", "lightning", "acid", "energy", "light",
+         "poison", "holy", "negative", "mental"]
+
+
+def test_protect_many_matches_protect_hit_for_hit() -> None:
+    """R-PROT-1..7 (each step's rounding), R-HIT-7..9 (exact armor, armor use, spell
+    armor and pierce), R-IMM-3/4/8: 4,000 random hits, melee and damage-pipeline, against
+    random victims; protect_many gives every hit's damage and immune flag exactly."""
+    content = default_content()
+    rng = random.Random(12)
+    text = 'name = "p"\n[map]\nrows = ["' + "." * 40 + '"]\n'
+    for i in range(40):
+        affects = [a for a in AFFECTS if rng.random() < 0.2]
+        imm = [t for t in TYPES if rng.random() < 0.05]
+        res = [t for t in TYPES if rng.random() < 0.15]
+        vuln = [t for t in TYPES if rng.random() < 0.15]
+        skills = "{ liturgy = 60 }" if rng.random() < 0.2 else "{}"
+        text += (f'[[creatures]]\nid = "c{i}"\nat = [{i}, 0]\nlevel = {rng.randint(1, 60)}\n'
+                 f'remorts = {rng.choice([0, 0, 3])}\nalignment = {rng.randint(-1000, 1000)}\n'
+                 f'hitroll = {rng.randint(-5, 60)}\nhp = 500\naffects = {affects}\n'
+                 f'imm = {imm}\nres = {res}\nvuln = {vuln}\nskills = {skills}\n'
+                 f'armor = {{ bash = {rng.randint(-20, 300)}, pierce = {rng.randint(0, 300)},'
+                 f' slash = {rng.randint(0, 300)}, exotic = {rng.randint(-10, 200)} }}\n')
+    world = world_from_text(text.replace("'", '"'), seed=1)
+    sheets = [world.sheet(f"c{i}") for i in range(40)]
+    cols = gather(world, sheets)
+    hits, expected, immune = [], [], []
+    for _ in range(4000):
+        source = rng.choice([*sheets, None])
+        victim = rng.choice(sheets)
+        damage_type = rng.choice(TYPES)
+        flags = rng.choice([FLAG_BITS["weapon"], FLAG_BITS["spell"], FLAG_BITS["magic"],
+                            FLAG_BITS["other"]])
+        melee = rng.random() < 0.5
+        skill = rng.randint(20, 120)
+        bonus = rng.random() < 0.3
+        hit = Hit(source, victim, rng.randint(0, 400), damage_type, flags, melee, "test")
+        if source is not None:
+            hit.pierce = Fraction(hitroll_ten_thousandths(source, skill, content), 10000)
+        if bonus:
+            hit.armor_bonus = exact_knob(content.fight.armor.armor_use_bonus) * victim.modify_level
+        hits.append((hit.dam, source, victim, damage_type, flags, melee, skill, bonus))
+        protect(hit, world)
+        expected.append(hit.dam)
+        immune.append(hit.immune)
+    row = {sheet.entity: i for i, sheet in enumerate(sheets)}
+    dams, srcs, vics, dtypes, flagss, melees, skills, bonuses = zip(*hits, strict=True)
+    v = np.array([row[s.entity] for s in vics])
+    a = np.array([row[s.entity] if s is not None else 0 for s in srcs])
+    has_source = np.array([s is not None for s in srcs])
+    pierce = np.array([hitroll_ten_thousandths(s, k, content) if s is not None else 0
+                       for s, k in zip(srcs, skills, strict=True)])
+    arrays = HitArrays(
+        dam=np.array(dams), melee=np.array(melees), has_source=has_source,
+        source_alignment=cols.alignment[a], source_level=cols.modify_level[a],
+        fire=np.array([t == "fire" for t in dtypes]), cold=np.array([t == "cold" for t in dtypes]),
+        lightning=np.array([t == "lightning" for t in dtypes]),
+        imm_bits=np.array([type_bits(content, t, f) for t, f in zip(dtypes, flagss, strict=True)]),
+        column=np.array([column_index(content, t) for t in dtypes]),
+        spell_armor=np.array([t in content.damage.spell_armor for t in dtypes]),
+        pierce=pierce, armor_use_level=np.where(np.array(bonuses), cols.modify_level[v], 0))
+    victims = VictimArrays(
+        affects=cols.affects[v], liturgy_skill=cols.learned[SKILL["liturgy"]][v] > 0,
+        modify_level=cols.modify_level[v], imm=cols.imm[v], res=cols.res[v], vuln=cols.vuln[v],
+        armor=np.stack([cols.armor_bash[v], cols.armor_pierce[v], cols.armor_slash[v],
+                        cols.armor_exotic[v]]))
+    got, got_immune = protect_many(content, arrays, victims)
+    assert got.tolist() == expected
+    assert got_immune.tolist() == immune
+    world.close()
