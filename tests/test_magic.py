@@ -578,3 +578,45 @@ def test_a_burst_strikes_in_spawn_order_r_shape_6(make_world):
     assert [e["target"] for e in log if e["kind"] == "damage"] == ["zed", "amy", "bob"]
     assert [e["target"] for e in log if e["kind"] == "status"] == ["zed", "amy", "bob"]
 
+
+
+def test_acid_never_eats_an_indestructible_piece_r_acid_2(make_world):
+    """R-ACID-2 with R-LOSS-4's flag: an indestructible body armour is neither damaged
+    nor destroyed by acid that harms its wearer (paper resists nothing otherwise)."""
+    world = make_world("""
+[map]
+rows = ["....."]
+[content.items.adamant_plate]
+class = "armor"
+material = "paper"
+slot = "body"
+indestructible = true
+armor = { bash = 1 }
+[content.spells.acid_test]
+type = "acid"
+shape = "bolt"
+damage = "20"
+save = "none"
+[[creatures]]
+id = "mage"
+at = [0, 0]
+[[creatures]]
+id = "hero"
+at = [3, 0]
+player = true
+hp = 200
+wear = ["adamant_plate"]
+[[actions]]
+actor = "mage"
+cast = "acid_test"
+target = "hero"
+[[actions]]
+pulse = 12
+actor = "mage"
+cast = "acid_test"
+target = "hero"
+""")
+    world.run(20)
+    assert not [e for e in world.events if e.kind == "gear_damaged"]
+    assert [piece.item for piece in world.sheet("hero").equipment.worn] == ["adamant_plate"]
+    assert sum(e.amount for e in world.events if e.kind == "damage") >= 2

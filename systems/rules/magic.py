@@ -140,13 +140,17 @@ def type_rules(world: World, record: CastRecord, victim: Sheet) -> None:
 def eat_gear(world: World, victim: Sheet) -> None:
     """R-ACID-2: acid eats the first piece worn (body armour first, then the content's
     slot order): its material withstands it at `acid_resist` percent (a 1..100 roll at or
-    under the chance); otherwise a sound piece is damaged and a damaged one destroyed."""
+    under the chance); otherwise a sound piece is damaged and a damaged one destroyed.
+    An indestructible piece is never eaten (and draws no roll): **decision**."""
     worn = victim.equipment.worn
     if not worn:
         return
     piece = worn[0]
     content = world.content
-    material = content.materials[content.items[piece.item].material]
+    item = content.items[piece.item]
+    if item.indestructible:  # as floor items flagged so (R-LOSS-4): acid cannot eat it
+        return
+    material = content.materials[item.material]
     if world.rng.chance(material.acid_resist):
         return
     if piece.damaged:
