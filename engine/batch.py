@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -158,10 +159,20 @@ def figures(world: World, job: BatchJob) -> dict[str, Any]:
     return row
 
 
+# esper keeps one current world per process: two runs in threads of one process would
+# switch it under each other. Runs in one process take turns (threads get no speed-up,
+# but a thread pool, or a Dask worker with several threads, still gives the right rows).
+_ONE_RUN_AT_A_TIME = threading.Lock()
+
+
 def run_chunk(job: BatchJob, runs: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
     """One task: several (run, seed) pairs, in order. Module level, so it pickles by
     name for a process pool or a Dask worker."""
-    return [run_one(job, run, seed) for run, seed in runs]
+    rows = []
+    for run, seed in runs:
+        with _ONE_RUN_AT_A_TIME:
+            rows.append(run_one(job, run, seed))
+    return rows
 
 
 def chunks(runs: int, seed: int, workers: int, size: int | None = None
