@@ -458,7 +458,8 @@ class World:
         `until="settled"` stops early, at the first pulse from which nothing is left to
         happen (no fight, no queued action, no scenario action, nothing ticking), and
         logs a `settled` event there; a world that does not settle before the end stops
-        at the end as usual, with no `settled` event.
+        at the end as usual, with no `settled` event. A world with no end (built through
+        the API, `end_pulse` None) runs until it settles.
         """
         if until not in (None, "settled"):
             raise UsageError(f"run: until must be None or 'settled', not {until!r}")
@@ -466,7 +467,9 @@ class World:
             # The clock stays within 2 * MAX_PULSE (2**63): saves and arrays hold it.
             check_count(pulses, "run: pulses", max(0, 2 * MAX_PULSE - self.pulse))
         self.enter()
-        if pulses is None:
+        if pulses is None and self.end_pulse is None and until == "settled":
+            end = 2 * MAX_PULSE  # no scenario end: until it settles (the clock's limit)
+        elif pulses is None:
             end = max(self.pulse, self.end_pulse or 0)
         else:
             end = self.pulse + max(0, pulses)

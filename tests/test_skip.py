@@ -381,3 +381,16 @@ def test_loading_ten_thousand_creatures_checks_ids_once(tmp_path):
         world_from_text(duplicate)
 
 
+
+
+def test_a_world_without_an_end_runs_until_it_settles(make_world):
+    """A world made through the API has no scenario end: run() runs no pulse, and
+    run(until="settled") runs the fight to its end and stops where it settled."""
+    world = make_world(DUEL_TO_THE_DEATH, seed=4)
+    world.end_pulse = None
+    world.run()
+    assert world.pulse == 0
+    world.run(until="settled")
+    death = next(e.pulse for e in world.events if e.kind == "death")
+    assert world.pulse == death + 13
+    assert world.events[-1].to_dict() == {"pulse": death + 13, "kind": "settled"}
