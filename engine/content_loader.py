@@ -321,10 +321,13 @@ def check_references(content: Content) -> None:
 
     dmg = content.damage
     limits = content.world.limits
+    _check_configs(content, need)
     for alias, target in dmg.aliases.items():
         need(target in dmg.types, "damage", "", "aliases", f"alias {alias!r} names "
              f"unknown type {target!r}")
     for name, material in content.materials.items():
+        need(0 <= material.acid_resist <= 100, "materials", name, "acid_resist",
+             f"a percent chance 0..100, got {material.acid_resist}")
         for bit in material.vuln:
             need(bit in content.bits, "materials", name, "vuln", f"unknown immunity bit {bit!r}")
     for name, item in content.items.items():
@@ -362,11 +365,18 @@ def check_references(content: Content) -> None:
         need(spell.radius >= 0, "spells", name, "radius", "must be 0 or more")
         need(0.0 <= spell.critical <= 1.0, "spells", name, "critical", "must be in 0..1")
         need(spell.beats >= 0, "spells", name, "beats", "must be 0 or more")
+        need(spell.beats <= 2**31 - 1, "spells", name, "beats", "must fit 32 bits")
+        for knob in ("range", "radius"):
+            value = getattr(spell, knob)
+            need(value <= limits.max_range, "spells", name, knob, f"{value} is more than "
+                 f"{limits.max_range} (the bound in content world.limits.max_range)")
         need(spell.position in POSITIONS, "spells", name, "position",
              f"unknown position {spell.position!r}")
         problem = dice_problem(spell.damage, limits)
         need(problem is None, "spells", name, "damage", str(problem))
     for name, status in content.statuses.items():
+        need(status.duration >= 1, "statuses", name, "duration", "must be 1 or more")
+        need(status.period >= 0, "statuses", name, "period", "must be 0 or more")
         if status.damage_type is not None:
             need(content.damage_type(status.damage_type) is not None, "statuses", name,
                  "damage_type", f"unknown damage type {status.damage_type!r}")
@@ -396,3 +406,17 @@ def check_references(content: Content) -> None:
         if problem:
             field_name, message = problem
             need(False, "creatures", name, field_name, message)
+
+
+def _check_configs(content: Content, need: Any) -> None:
+    """The config singletons' numbers that every rule divides by, counts with or bounds
+    by: a clock that ticks, rounds that come, waits that are not negative, limits that
+    are limits."""
+    world, fight = content.world, content.fight
+    need(world.pulses_per_second >= 1, "world", "", "pulses_per_second", "must be 1 or more")
+    for knob in ("move_wait", "fall_in_wait", "fire_burst_pulses", "ice_cm"):
+        need(getattr(world, knob) >= 0, "world", "", knob, "must be 0 or more")
+    need(fight.round_pulses >= 1, "fight", "", "round_pulses", "must be 1 or more")
+    for knob in msgspec.structs.fields(world.limits):
+        value = getattr(world.limits, knob.name)
+        need(value >= 1, "world", "", f"limits.{knob.name}", f"must be 1 or more, got {value}")

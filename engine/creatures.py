@@ -76,6 +76,10 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
             return "statuses", f"unknown status {name!r}"
         if degree < 0:
             return "statuses", f"degree of {name!r} must be 0 or more"
+        bound = content.world.limits.max_status_degree
+        if degree > bound:
+            return "statuses", (f"degree of {name!r} is {degree}, more than {bound} (the "
+                                f"bound in content world.limits.max_status_degree)")
     for name in pick("defences", fields) or ():
         if name not in DEFENCE_NAMES:  # known, even if a game dropped it from the chain
             return "defences", f"unknown defence {name!r}"

@@ -398,6 +398,9 @@ class LimitsConfig(Def, frozen=True, kw_only=True):
     max_dice_count: int = 100
     max_dice_sides: int = 1_000
     max_dice_bonus: int = 100_000
+    max_status_degree: int = 100
+    max_range: int = 1_000
+    max_stack: int = 1_000_000
 
 
 class WorldConfig(Def, frozen=True, kw_only=True):

@@ -179,6 +179,8 @@ def _grid_from_map(spec: MapSpec, content: Content, source: str
     if not spec.rows:
         raise ScenarioError(f"{source}: map.rows: the map has no rows")
     width = len(spec.rows[0])
+    if width == 0:
+        raise ScenarioError(f"{source}: map.rows[0]: the row is empty (a map needs cells)")
     for y, row in enumerate(spec.rows):
         if len(row) != width:
             raise ScenarioError(f"{source}: map.rows[{y}]: length {len(row)}, expected {width} "
@@ -336,11 +338,16 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
             raise ScenarioError(f"{where}, field 'at': {list(item.at)} is off the map")
         if grid.terrain[item.at[1], item.at[0]] == Terrain.WALL:
             raise ScenarioError(f"{where}, field 'at': {list(item.at)} is a wall")
-        if item.count < 1:
-            raise ScenarioError(f"{where}, field 'count': must be 1 or more")
+        stack = content.world.limits.max_stack
+        if not 1 <= item.count <= stack:
+            raise ScenarioError(f"{where}, field 'count': must be 1..{stack} (the bound in "
+                                f"content world.limits.max_stack), got {item.count}")
         for inner in item.contents:
             if inner.item not in content.items:
                 raise ScenarioError(f"{where}, field 'contents': unknown item {inner.item!r}")
+            if not 1 <= inner.count <= stack:
+                raise ScenarioError(f"{where}, field 'contents': count of {inner.item!r} must "
+                                    f"be 1..{stack}, got {inner.count}")
         entity = world.add_item(item.item, item.at, item.count)
         if item.contents:
             from affray.components import Chest, ItemStack

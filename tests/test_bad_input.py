@@ -201,6 +201,45 @@ MORE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
                                ("content.creatures.odd", "field 'skills'", "'knitting'")),
     "template_absurd_level": (pair(extra="[content.creatures.odd]\nlevel = 123456\n"),
                               ("content.creatures.odd", "field 'level'", "max_level")),
+    # found while hunting: numbers nothing bounded, configs a rule divides by
+    "map_of_empty_rows": ('[map]\nrows = ["", ""]\n', ("map.rows[0]", "the row is empty")),
+    "item_count_huge": (pair(extra='[[items]]\nat = [0, 0]\nitem = "scroll"\n'
+                                   'count = 99999999999999999999\n'),
+                        ("field 'count'", "max_stack")),
+    "chest_content_count_zero": (pair(extra='[[items]]\nat = [0, 0]\nitem = "wooden_chest"\n'
+                                            'contents = [{ item = "bread", count = 0 }]\n'),
+                                 ("field 'contents'", "count of 'bread'")),
+    "chest_content_count_negative": (pair(extra='[[items]]\nat = [0, 0]\n'
+                                                'item = "wooden_chest"\n'
+                                                'contents = [{ item = "bread", count = -4 }]\n'),
+                                     ("field 'contents'", "got -4")),
+    "status_degree_huge": (pair("statuses = { burning = 99999999999 }"),
+                           ("field 'statuses'", "max_status_degree")),
+    "limits_negative": (pair(extra="[content.world.limits]\nmax_level = -5\n"),
+                        ("content.world", "field 'limits.max_level'", "got -5")),
+    "clock_that_never_ticks": (pair(extra="[content.world]\npulses_per_second = 0\n"),
+                               ("field 'pulses_per_second'",)),
+    "rounds_every_0_pulses": (pair(extra="[content.fight]\nround_pulses = 0\n"),
+                              ("content.fight", "field 'round_pulses'")),
+    "negative_move_wait": (pair(extra="[content.world]\nmove_wait = -3\n"),
+                           ("field 'move_wait'",)),
+    "spell_beats_past_32_bits": (pair(extra='[content.spells.zap]\ntype = "fire"\n'
+                                            'shape = "bolt"\nbeats = 99999999999\n'),
+                                 ("field 'beats'", "32 bits")),
+    "spell_radius_huge": (pair(extra='[content.spells.zap]\ntype = "fire"\nshape = "burst"\n'
+                                     'radius = 99999999999\n'),
+                          ("field 'radius'", "max_range")),
+    "status_duration_negative": (pair(extra="[content.statuses.burning]\nduration = -5\n"),
+                                 ("content.statuses.burning", "field 'duration'")),
+    "acid_resist_500_percent": (pair(extra='[content.materials.goo]\nfamily = "goo"\n'
+                                           'acid_resist = 500\n'),
+                                ("field 'acid_resist'", "0..100")),
+    "move_three_numbers": (act('actor = "a"\nmove = [1, 2, 3]'), ("field 'move'", "length 2")),
+    "skill_bool": (pair("skills = { dodge = true }"), ("field 'skills", "got `bool`")),
+    "template_number": (pair("template = 5"), ("field 'template'", "got `int`")),
+    "seed_float": ("seed = 1.5\n" + pair(), ("field 'seed'", "got `float`")),
+    "coordinate_huge": (pair().replace("at = [1, 1]", "at = [99999999999999999999, 0]"),
+                        ("field 'at'", "off the map")),
     # TOML itself
     "duplicate_key": (pair("level = 3\nlevel = 4"), ("not valid TOML",)),
     "nul_byte": ("name = \"a\x00b\"\n" + pair(), ("not valid TOML",)),
