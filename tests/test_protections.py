@@ -142,14 +142,32 @@ def test_r_prot_3_temperature(duel, affects, damage_type, dam, expected):
     (100, False, 34),  # 37 - 3700/1200 = 37 - 3
     (9, True, 36),     # 37 - 37*3/100 = 37 - 1
     (9, False, 37),    # 37 - 333/1200 = 37 - 0
+    (60, True, 91),    # 100 - 100*(3 + 6)/100 = 100 - 9 (60/10 = 6: the 10 matters)
+    (70, True, 90),    # 100 - 100*10/100 = 100 - 10 exactly (the 100 matters)
+    (12, False, 99),   # 100 - 1200/1200 = 100 - 1 exactly (the 1200 matters)
 ])
 def test_r_prot_4_liturgy_two_formulas(duel, level, melee, expected):
     """R-PROT-4: a melee blow loses dam*(3 + Lv/10)/100, a pipeline hit dam*Lv/1200,
-    truncating at each division."""
+    truncating at each division (37, or 100 at the exact divisions)."""
     world = duel(victim=f'affects = ["liturgy"]\nlevel = {level}')
-    hit = make_hit(world, 37, "bash", flags=("weapon",), melee=melee)
+    dam = 100 if level in (60, 70, 12) else 37
+    hit = make_hit(world, dam, "bash", flags=("weapon",), melee=melee)
     liturgy(hit, world)
     assert hit.dam == expected
+
+
+def test_r_prot_4_no_liturgy_no_cut_and_a_skill_of_1_counts(duel):
+    """R-PROT-4: a victim with neither the affect nor the skill loses nothing (level 100,
+    100 of damage: liturgy would take 13 or 8); a skill of 1 is a skill: it counts."""
+    plain = duel(victim="level = 100")
+    for melee in (True, False):
+        hit = make_hit(plain, 100, "bash", flags=("weapon",), melee=melee)
+        liturgy(hit, plain)
+        assert hit.dam == 100
+    learned = duel(victim="level = 100\nskills = { liturgy = 1 }")
+    hit = make_hit(learned, 100, "bash", flags=("weapon",), melee=True)
+    liturgy(hit, learned)
+    assert hit.dam == 87
 
 
 def test_r_prot_4_liturgy_skill_and_remorts(duel):

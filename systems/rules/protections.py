@@ -47,8 +47,6 @@ def alignment(hit: Hit, world: World) -> None:
     if source is None:
         return
     attacker_alignment = source.level.alignment
-    if EVIL <= attacker_alignment <= GOOD:
-        return
     affects = hit.victim.affects.levels
     if ((attacker_alignment < EVIL and "protection_evil" in affects)
             or (attacker_alignment > GOOD and "protection_good" in affects)):

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Mutation testing of one rule module (mutmut 2.x, the dev extra), in a copy of the tree.
+#
+#   scripts/mutate.sh protections            # or tohit, defence, lag, stun, immunity, blow, damage
+#   scripts/mutate.sh protections results    # list the surviving mutants afterwards
+#   scripts/mutate.sh protections show 17    # one mutant's diff
+#
+# mutmut 2 mutates the file in place, so it runs in a copy (MUTATE_DIR, default
+# /tmp/affray-mutate) of the committed tree, never in the working tree other people test
+# in; the copy is imported through a small package farm on PYTHONPATH (affray -> engine/,
+# with its subpackages linked in), which wins over the editable install. Each module runs
+# only the tests that target it (below), with -x: a few minutes per module on one core.
+set -euo pipefail
+module=${1:?usage: scripts/mutate.sh MODULE [results|show ID]}
+shift || true
+root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+dir=${MUTATE_DIR:-/tmp/affray-mutate}
+declare -A tests=(
+  [protections]="tests/test_fidelity_protections.py tests/test_protections.py"
+  [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py"
+  [stun]="tests/test_fidelity_round.py tests/test_stun.py"
+  [lag]="tests/test_lag.py"
+  [tohit]="tests/test_tohit.py tests/test_fidelity_protections.py"
+  [damage]="tests/test_fidelity_positions.py tests/test_melee.py"
+  [blow]="tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py"
+  [defence]="tests/test_fidelity_defence.py tests/test_defence.py"
+)
+[[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
+if [[ ! -d "$dir/_pkg" ]]; then
+  mkdir -p "$dir"
+  git -C "$root" archive HEAD | tar -x -C "$dir"
+  for sub in components systems content benchmarks; do ln -s "../$sub" "$dir/engine/$sub"; done
+  mkdir "$dir/_pkg" && ln -s ../engine "$dir/_pkg/affray"
+fi
+cd "$dir"
+export PYTHONPATH="$dir/_pkg"
+if [[ $# -gt 0 ]]; then exec mutmut "$@"; fi
+exec mutmut run --paths-to-mutate "systems/rules/$module.py" \
+  --runner "python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]}"
