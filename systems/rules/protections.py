@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from numbers import Rational
 from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import tdiv
@@ -23,6 +22,8 @@ if TYPE_CHECKING:
     from affray.defs import ArmorModel
     from affray.systems.rules.hit import Hit
     from affray.world import World
+
+Exact = Fraction | int  # an exact value: its numerator and denominator are ints
 
 GOOD, EVIL = 333, -333  # SCENARIO.md: evil below -333, good above 333
 
@@ -133,7 +134,7 @@ def exact_armor(knobs: ArmorModel) -> ExactArmor:
                       knobs.dr_pow)
 
 
-def cut_fraction(armor: Rational, victim_level: int, pierce: Rational,
+def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
                  exact: ExactArmor) -> tuple[int, int] | float:
     """R-HIT-8 / R-HIT-9 in integers: the cut as (numerator, denominator), or a float
     for a fractional dr_pow. armor / k with k = dr_level * Lv + dr_pierce * pierce;
@@ -163,7 +164,7 @@ def cut_fraction(armor: Rational, victim_level: int, pierce: Rational,
     return a, a + k
 
 
-def armor_reduction(armor: Rational, victim_level: int, pierce: Rational,
+def armor_reduction(armor: Exact, victim_level: int, pierce: Exact,
                     knobs: ArmorModel) -> Fraction | float:
     """R-HIT-8 / R-HIT-9: the fraction armor takes off.
 
@@ -195,7 +196,7 @@ def armor(hit: Hit, world: World) -> None:
         return
     victim = hit.victim
     bonus = hit.armor_bonus
-    points: Rational = victim.armor(column) + bonus if bonus else victim.armor(column)
+    points: Exact = victim.armor(column) + bonus if bonus else victim.armor(column)
     if points <= 0:
         return  # R-HIT-9: no armor, no reduction
     exact = content.cache.get("exact_armor")
@@ -203,7 +204,7 @@ def armor(hit: Hit, world: World) -> None:
         exact = content.cache["exact_armor"] = exact_armor(fight.armor)
     if hit.damage_type in damage.spell_armor:
         points = points * exact.spell_factor
-        pierce: Rational = (hit.source.modify_level * exact.spell_pierce_level
+        pierce: Exact = (hit.source.modify_level * exact.spell_pierce_level
                             if hit.source is not None else 0)
     else:
         pierce = hit.pierce
