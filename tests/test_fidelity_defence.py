@@ -7,6 +7,7 @@ R-DEF-4, R-DEF-5, R-DEF-6.
 
 from __future__ import annotations
 
+import pytest
 from fixed_draws import fixed_percent
 
 SURE = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
@@ -80,3 +81,100 @@ def test_r_def_6_dodge_level_gap_truncates_toward_zero(duel):
     assert defended(duel, npc_dodger(17), 49) == []
     assert defended(duel, npc_dodger(23), 50) == ["dodge"]
     assert defended(duel, npc_dodger(23), 51) == []
+
+
+# -- every defence's roll at its exact boundary (R-DEF-1..8, source_notes section 6) ------
+FLAIL = ('[content.items.flail]\nclass = "weapon"\nmaterial = "iron"\ndamage = "1d8"\n'
+         'damage_type = "bash"\nweapon_class = "flail"\n')
+SWORDS = 'wield = "long_sword"\nsecond_wield = "dagger"'
+
+
+def player(skills: str, more: str = "", profession: str = "mobile") -> str:
+    return (f'player = true\nlevel = 20\nprofession = "{profession}"\n'
+            f"skills = {{ {skills} }}\nstats = {{ dex = 20 }}\n{more}")
+
+
+@pytest.mark.parametrize(("name", "victim", "chance"), [
+    # shield block: effective/2 - 10, +10 for warrior, samurai, paladin
+    ("shield_block", player("shield_block = 80", 'wear = ["wooden_shield"]'), 30),
+    ("shield_block", player("shield_block = 80", 'wear = ["wooden_shield"]', "warrior"), 40),
+    # cross block: effective/3, + chance/2 for the fighters
+    ("cross_block", player("cross_block = 90", SWORDS), 30),
+    ("cross_block", player("cross_block = 90", SWORDS, "samurai"), 45),
+    # parry: effective/2, + chance/5 for the fighters; a player needs a weapon
+    ("parry", player("parry = 80", 'wield = "long_sword"'), 40),
+    ("parry", player("parry = 80", 'wield = "long_sword"', "paladin"), 48),
+    # hand block: effective/3, effective/2 for a ninja; bare hands
+    ("hand_block", player("hand_block = 90"), 30),
+    ("hand_block", player("hand_block = 90", "", "ninja"), 45),
+    # dodge: effective/2 + 2*(DEX - 20), + chance/5 fighters, + chance/10 thief and
+    # ninja, - chance/10 anti-paladin
+    ("dodge", player("dodge = 80"), 40),
+    ("dodge", player("dodge = 80", "stats = { dex = 23 }"), 46),
+    ("dodge", player("dodge = 80", "", "warrior"), 48),
+    ("dodge", player("dodge = 80", "", "thief"), 44),
+    ("dodge", player("dodge = 80", "", "anti-paladin"), 36),
+    # NPCs: flat 30 for a listed defence other than dodge (R-DEF-7)
+    ("parry", 'level = 20\ndefences = ["parry"]', 30),
+    ("shield_block", 'level = 20\ndefences = ["shield_block"]\nwear = ["wooden_shield"]', 30),
+    ("cross_block", f'level = 20\ndefences = ["cross_block"]\n{SWORDS}', 30),
+])
+def test_r_def_6_each_defence_succeeds_below_its_chance_only(duel, name, victim, chance):
+    """R-DEF-6 / R-DEF-7: number_percent() < chance: a draw of chance - 1 stops the blow,
+    chance itself does not (level 20 against 20: no level term)."""
+    if "stats = { dex = 23 }" in victim:
+        victim = victim.replace("stats = { dex = 20 }\n", "")
+    assert defended(duel, victim, chance - 1) == [name]
+    assert defended(duel, victim, chance) == []
+
+
+def test_r_def_6_level_term_is_the_full_gap_for_parry_and_half_for_dodge(duel):
+    """R-DEF-6: parry, shield block, cross block and hand block add the whole level gap,
+    dodge half of it (truncated toward zero): level 25 against 20: parry 40 + 5, dodge
+    40 + 2."""
+    parry = player("parry = 80", 'wield = "long_sword"').replace("level = 20", "level = 25")
+    assert defended(duel, parry, 44) == ["parry"]
+    assert defended(duel, parry, 45) == []
+    dodger = player("dodge = 80").replace("level = 20", "level = 25")
+    assert defended(duel, dodger, 41) == ["dodge"]
+    assert defended(duel, dodger, 42) == []
+
+
+def test_r_def_2_bat_swarm_succeeds_at_or_under_50_plus_the_gap(duel):
+    """R-DEF-2: bat swarm, an affect: number_percent() <= 50 + level gap: 50 stops the
+    blow, 51 does not; at level 23 against 20, 53 and 54."""
+    swarm = 'level = 20\naffects = ["bat_swarm"]'
+    assert defended(duel, swarm, 50) == ["bat_swarm"]
+    assert defended(duel, swarm, 51) == []
+    higher = 'level = 23\naffects = ["bat_swarm"]'
+    assert defended(duel, higher, 53) == ["bat_swarm"]
+    assert defended(duel, higher, 54) == []
+
+
+def test_r_def_6_dodge_against_a_flail_is_six_fifths(duel):
+    """R-DEF-6: a player's dodge is x6/5 against a flail or whip: 40 -> 48."""
+    attacker = f'{ATTACKER}\nwield = "flail"'
+    victim = player("dodge = 80")
+    assert defended_with(duel, victim, 47, attacker, FLAIL) == ["dodge"]
+    assert defended_with(duel, victim, 48, attacker, FLAIL) == []
+
+
+def defended_with(duel, victim: str, draw: int, attacker: str, content: str) -> list[str]:
+    world = duel(attacker, f"hp = 1000\n{victim}", extra=SURE + content)
+    fixed_percent(world, draw)
+    world.start_fight("a", "v")
+    world.tick()
+    return [e.defence for e in world.events if e.kind == "defended" and e.target == "v"]
+
+
+def test_r_def_8_blindness_divides_by_4_or_by_1_5(duel):
+    """R-DEF-8: a blind defender that fails blind fighting (number_percent() <
+    effective fails here: none learned) divides its chance by 4 (40 -> 10: 9 dodges, 10
+    not); one that succeeds divides by 1.5 (40 -> 26: 25 dodges, 26 not; the same draw
+    passes blind fighting 100)."""
+    failing = player("dodge = 80", 'affects = ["blind"]')
+    assert defended(duel, failing, 9) == ["dodge"]
+    assert defended(duel, failing, 10) == []
+    fighting = player("dodge = 80, blind_fighting = 100", 'affects = ["blind"]')
+    assert defended(duel, fighting, 25) == ["dodge"]
+    assert defended(duel, fighting, 26) == []
