@@ -114,3 +114,38 @@ def test_r_time_3_on_fight_hooks_run_in_the_round_a_fighter_kills(duel):
     world.run(pulses=13)
     assert [e["target"] for e in kinds(world, "death")] == ["v"]
     assert calls == [("a", 0)]
+
+
+def paralysed_round(duel, draw: int) -> list[tuple[str, str]]:
+    """"a" (CON 20, level 30) is stunned by paralysis and fights "v" (level 30); draws of
+    100 keep it stunned until pulse 720 (3 ticks elapsed: chance 45, half 22); then one
+    round with `draw`: a's stun and lost-round events and whether it struck."""
+    world = duel("hp = 1000\nlevel = 30\nstats = { con = 20 }\n"
+                 'affects = ["stun", "paralysis"]', "hp = 1000\nlevel = 30", extra=SURE)
+    pinned = fixed_percent(world, 100)
+    world.start_fight("a", "v")
+    world.run(pulses=720)
+    assert world.sheet("a").has("stun") and world.sheet("a").has("paralysis")
+    start = len(world.events)
+    pinned.value = draw
+    world.tick()
+    out = []
+    for event in world.events[start:]:
+        if event.kind == "stun" and event.target == "a":
+            out.append(("stun", event.state))
+        elif event.kind == "lost_round" and event.target == "a":
+            out.append(("lost_round", event.why))
+        elif event.kind in ("damage", "miss") and event.source == "a":
+            out.append(("blow", event.kind))
+    return out
+
+
+def test_r_stun_3_paralysis_roll_boundaries_end_to_end(duel):
+    """R-STUN-3 through tick, chance 45: a roll at or under 22 (chance/2) ends it and
+    the creature attacks this round; 23..45 drop it to weak stun and lose the round;
+    46 loses the round and the stun stays."""
+    weakened = sorted([("stun", "weak_stun"), ("lost_round", "stun")])
+    assert paralysed_round(duel, 22) == [("stun", "none"), ("blow", "damage")]
+    assert sorted(paralysed_round(duel, 23)) == weakened
+    assert sorted(paralysed_round(duel, 45)) == weakened
+    assert paralysed_round(duel, 46) == [("lost_round", "stun")]
