@@ -29,6 +29,8 @@ the scalar path's for the same seed but is the same for every run of that seed.
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -74,109 +76,189 @@ def registries_plain(world: World) -> bool:
             and rules.defences.items() == default_defences(world.content).items())
 
 
-def plain(world: World, sheet: Sheet, hooky: bool) -> bool:
-    """Can this creature's blows, or the blows against it, take the vectorised path?"""
-    vitals = sheet.vitals
-    if not vitals.alive or vitals.position not in ("standing", "fighting"):
-        return False
-    levels = sheet.affects.levels
-    if "stun" in levels or "weak_stun" in levels or "paralysis" in levels:
-        return False
-    creature = sheet.creature
-    if creature.immortal:
-        return False
-    if _refresh_move is not None:  # movement regenerates lazily (blow.refresh_move)
-        _refresh_move(world, sheet)
-    if creature.player and vitals.move <= MOST_BLOWS * max(tdiv(sheet.level.level, 20), 1):
-        return False
-    if hooky:
-        owners = sheet.hook_owners()
-        rules = world.rules
-        if any(rules.hooks_for(kind, owners) for kind in HOOK_KINDS):
-            return False
-    return True
-
-
 class Plan:
-    """The precomputed blows of the vectorised fighters from one point of the round."""
-
-    __slots__ = ("dam", "events", "positions", "start", "steps", "stop", "victim", "wanted")
+    """The precomputed blows of the vectorised fighters from one point of the round, and
+    the bookkeeping of the walk: which creatures a turn off the vectorised path touched
+    (their later blows are walked one turn at a time), and the hit points of the rest."""
 
     def __init__(self, world: World, fighters: list[Sheet], first: int, hooky: bool) -> None:
-        sheets = world.sheets
-        by_id = world.by_id
-        self.wanted: dict[int, int] = {}   # fighter index -> plan turn
-        self.victim: list[Sheet] = []
-        chosen: list[int] = []
-        ok: dict[int, bool] = {}
-
-        def is_plain(sheet: Sheet) -> bool:
-            known = ok.get(sheet.entity)
-            if known is None:
-                known = ok[sheet.entity] = plain(world, sheet, hooky)
-            return known
-
-        for index in range(first, len(fighters)):
-            fighter = fighters[index]
+        sheets, by_id = world.sheets, world.by_id
+        candidates = fighters[first:]
+        rows = {sheet.entity: i for i, sheet in enumerate(candidates)}
+        members = list(candidates)
+        victim_rows: list[int] = []
+        for fighter in candidates:
             target = fighter.combat.fighting
             entity = by_id.get(target) if target is not None else None
-            if entity is None or not is_plain(fighter):
+            if entity is None:
+                victim_rows.append(-1)
                 continue
-            victim = sheets[entity]
-            if not is_plain(victim) or not _beside(fighter, victim):
-                continue
-            self.wanted[index] = len(chosen)
-            chosen.append(index)
-            self.victim.append(victim)
-        rows: dict[int, int] = {}
-        members: list[Sheet] = []
-        for sheet in [fighters[i] for i in chosen] + self.victim:
-            if sheet.entity not in rows:
-                rows[sheet.entity] = len(members)
-                members.append(sheet)
-        self.positions = {sheet.entity: sheet.vitals.position for sheet in members}
-        if not chosen:
-            self.start = self.stop = np.zeros(0, dtype=np.int64)
-            self.events, self.dam, self.steps = [], [], []
+            row = rows.get(entity)
+            if row is None:
+                row = rows[entity] = len(members)
+                members.append(sheets[entity])
+            victim_rows.append(row)
+        self.rows = rows
+        self.members = members
+        self.wanted: dict[int, int] = {}   # fighter index -> plan turn
+        self.chosen = np.zeros(0, dtype=np.int64)
+        self.touched = np.zeros(len(members), dtype=bool)
+        self.events: list = []
+        if not members:
             return
+        if _refresh_move is not None:  # movement regenerates lazily (blow.refresh_move)
+            pulse = world.pulse
+            for sheet in members:
+                if sheet.vitals.move_pulse != pulse:
+                    _refresh_move(world, sheet)
         cols = gather(world, members)
-        attackers = np.array([rows[fighters[i].entity] for i in chosen], dtype=np.int64)
-        victims = np.array([rows[v.entity] for v in self.victim], dtype=np.int64)
-        blows = compute_blows(world, cols, attackers, victims)
+        ok = plain_many(cols)
+        if hooky:
+            ok &= np.array([not _hooked(world, sheet) for sheet in members], dtype=bool)
+        vrow = np.array(victim_rows, dtype=np.int64)
+        has_victim = vrow >= 0
+        v = np.where(has_victim, vrow, 0)
+        n = len(candidates)
+        beside = np.maximum(np.abs(cols.x[:n] - cols.x[v]), np.abs(cols.y[:n] - cols.y[v])) == 1
+        eligible = has_victim & ok[:n] & ok[v] & beside
+        chosen = np.flatnonzero(eligible)
+        self.chosen = chosen + first
+        self.wanted = dict(zip(self.chosen.tolist(), range(len(chosen)), strict=True))
+        self.attacker = chosen
+        self.victim = vrow[chosen]
+        self.hp = cols.hp.copy()
+        self.fighting_none = {i for i, sheet in enumerate(members)
+                              if sheet.combat.fighting is None}
+        if not len(chosen):
+            return
+        blows = compute_blows(world, cols, self.attacker, self.victim)
         turns = np.arange(len(chosen))
-        self.start = np.searchsorted(blows.turn, turns).tolist()
-        self.stop = np.searchsorted(blows.turn, turns, side="right").tolist()
-        self.dam = blows.dam.tolist()
+        self.start = np.searchsorted(blows.turn, turns)
+        self.stop = np.searchsorted(blows.turn, turns, side="right")
+        self.blow_victim = blows.victim
+        self.blow_attacker = blows.attacker
+        self.dam = blows.dam
+        self.dam_list = blows.dam.tolist()
         self.steps = blows.step.tolist()
+        self.turn_dam = np.add.reduceat(blows.dam, self.start) if len(blows.dam) else \
+            np.zeros(len(chosen), dtype=np.int64)
+        self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
+        self.player_cost = np.where(cols.player != 0,
+                                    np.maximum(cols.level // 20, 1), 0)
+        self.positions = [sheet.vitals.position for sheet in members]
         self.events = blow_events(world, cols, blows)
 
+    def touch(self, *sheets: Sheet | None) -> None:
+        """These creatures changed off the vectorised path: walk their turns singly."""
+        for sheet in sheets:
+            if sheet is not None:
+                row = self.rows.get(sheet.entity)
+                if row is not None:
+                    self.touched[row] = True
 
-def _beside(a: Sheet, b: Sheet) -> bool:
-    return max(abs(a.position.x - b.position.x), abs(a.position.y - b.position.y)) == 1
+    def run_length(self, turn: int) -> int:
+        """How many turns from `turn` on can be applied in bulk: consecutive in the round,
+        fighter and target untouched, and no blow among them bringing a target to 0 hit
+        points or below (a death or a ladder fall is walked on its own)."""
+        end = min(len(self.chosen), turn + WINDOW)
+        chosen = self.chosen[turn:end]
+        consecutive = chosen - chosen[0] == np.arange(len(chosen))
+        limit = len(chosen) if consecutive.all() else int(np.argmin(consecutive))
+        a, v = self.attacker[turn:end], self.victim[turn:end]
+        clean = ~self.touched[a] & ~self.touched[v]
+        if not clean.all():
+            limit = min(limit, int(np.argmin(clean)))
+        dam = self.turn_dam[turn:end]
+        order = np.argsort(v, kind="stable")
+        ordered_v, ordered_dam = v[order], dam[order]
+        total = np.cumsum(ordered_dam)
+        group = np.flatnonzero(np.r_[True, ordered_v[1:] != ordered_v[:-1]])
+        before = np.repeat(total[group] - ordered_dam[group], np.diff(np.r_[group, len(v)]))
+        cumulative = np.empty_like(total)
+        cumulative[order] = total - before
+        lethal = (dam > 0) & (self.hp[v] - cumulative <= 0)
+        if lethal.any():
+            limit = min(limit, int(np.argmax(lethal)))
+        return limit
+
+    def apply(self, world: World, turn: int, count: int) -> None:
+        """Apply `count` turns from `turn` in bulk: their events in order, hit points,
+        movement, and a target that fought no one starts fighting its first hurter."""
+        b0, b1 = int(self.start[turn]), int(self.stop[turn + count - 1])
+        world.events.extend(self.events[b0:b1])
+        if b1 <= b0:
+            return
+        members = self.members
+        victims, dam = self.blow_victim[b0:b1], self.dam[b0:b1]
+        hurt = np.bincount(victims, weights=dam, minlength=len(members)).astype(np.int64)
+        rows = np.flatnonzero(hurt)
+        self.hp[rows] -= hurt[rows]
+        for row, hp in zip(rows.tolist(), self.hp[rows].tolist(), strict=True):
+            members[row].vitals.hp = hp
+        attackers = self.blow_attacker[b0:b1]
+        paid = np.bincount(attackers, minlength=len(members)) * self.player_cost
+        for row in np.flatnonzero(paid).tolist():  # plain players never run out mid-round
+            members[row].vitals.move -= int(paid[row])
+        for row in self.fighting_none.intersection(rows.tolist()):
+            sheet = members[row]
+            if sheet.combat.fighting is None:  # damage.rouse: it fights its first hurter
+                first = int(np.argmax((victims == row) & (dam > 0)))
+                sheet.combat.fighting = members[int(attackers[first])].id
+                world.fighting.add(sheet.entity)
+
+
+WINDOW = 4096  # turns looked ahead for a bulk run
+
+
+def _hooked(world: World, sheet: Sheet) -> bool:
+    owners = sheet.hook_owners()
+    return any(world.rules.hooks_for(kind, owners) for kind in HOOK_KINDS)
+
+
+def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """`plain` (without hooks) for every creature of the columns at once."""
+    from affray.systems.rules.tohit import POSITION_RANK
+    from affray.systems.rules.volley_protect import AFFECT_BITS
+
+    stunned = AFFECT_BITS["stun"] | AFFECT_BITS["weak_stun"] | AFFECT_BITS["paralysis"]
+    up = (cols.rank == POSITION_RANK["standing"]) | (cols.rank == POSITION_RANK["fighting"])
+    enough = (cols.player == 0) | (cols.move > MOST_BLOWS * np.maximum(cols.level // 20, 1))
+    return ((cols.alive != 0) & up & ((cols.affects & stunned) == 0) & (cols.immortal == 0)
+            & enough)
 
 
 def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-def]
-    """Each blow's event, as the scalar pipeline writes it (blow.one_hit, damage.finish)."""
+    """Each blow's event, as the scalar pipeline writes it (blow.one_hit, damage.finish),
+    built kind by kind with C-level tuple construction, then put in blow order."""
     pulse = world.pulse
-    ids = [sheet.id for sheet in cols.sheets]
-    src = [ids[i] for i in blows.attacker.tolist()]
-    tgt = [ids[i] for i in blows.victim.tolist()]
-    types = [cols.types[i] for i in blows.attacker.tolist()]
-    names = world.rules.defences.names
-    out: list = []
-    append = out.append
-    for kind, s, t, dtype, dam, raw, crit, which in zip(
-            blows.kind.tolist(), src, tgt, types, blows.dam.tolist(), blows.raw.tolist(),
-            blows.critical.tolist(), blows.defence.tolist(), strict=True):
-        if kind == DAMAGE:
-            append(Damage(pulse, s, t, dam, raw, dtype, "melee", None, crit, False, None))
-        elif kind == MISS:
-            append(Miss(pulse, s, t, "melee"))
-        elif kind == DEFENDED:
-            append(Defended(pulse, s, t, names[which]))
-        elif kind == IMMUNE:
-            append(Immune(pulse, s, t, dtype))
-    return out
+    n = len(blows.kind)
+    ids = np.array([sheet.id for sheet in cols.sheets], dtype=object)
+    types = np.array(cols.types, dtype=object)
+    names = np.array([*world.rules.defences.names, ""], dtype=object)
+    out = np.empty(n, dtype=object)
+    kind = blows.kind
+    for code, cls in ((MISS, Miss), (DEFENDED, Defended), (IMMUNE, Immune), (DAMAGE, Damage)):
+        where = np.flatnonzero(kind == code)
+        if not len(where):
+            continue
+        a, v = blows.attacker[where], blows.victim[where]
+        src, tgt = ids[a].tolist(), ids[v].tolist()
+        m = len(where)
+        if code == MISS:
+            fields = zip(repeat(pulse, m), src, tgt, repeat("melee", m), strict=True)
+        elif code == DEFENDED:
+            fields = zip(repeat(pulse, m), src, tgt, names[blows.defence[where]].tolist(),
+                         strict=True)
+        elif code == IMMUNE:
+            fields = zip(repeat(pulse, m), src, tgt, types[a].tolist(), strict=True)
+        else:
+            fields = zip(repeat(pulse, m), src, tgt, blows.dam[where].tolist(),
+                         blows.raw[where].tolist(), types[a].tolist(), repeat("melee", m),
+                         repeat(None, m), blows.critical[where].tolist(), repeat(False, m),
+                         repeat(None, m), strict=True)
+        made = map(partial(tuple.__new__, cls), fields)
+        out[where] = np.fromiter(made, dtype=object, count=m)
+    return out.tolist()
 
 
 def volley_round(world: World, fighters: list[Sheet]) -> None:
@@ -187,34 +269,53 @@ def volley_round(world: World, fighters: list[Sheet]) -> None:
     hooky = any(world.rules.hooks[kind] for kind in HOOK_KINDS)
     plan = Plan(world, fighters, 0, hooky)
     replans = 0
-    for index, fighter in enumerate(fighters):
+    index = 0
+    while index < len(fighters):
+        fighter = fighters[index]
         turn = plan.wanted.get(index)
-        if turn is None or not _vector_turn(world, plan, turn, fighter):
-            fighter_turn(world, fighter)
-            if hooky and plan.wanted and max(plan.wanted) > index:  # a hook may have run
-                replans += 1
-                if replans > MOST_REPLANS:
-                    plan.wanted.clear()
-                else:
-                    plan = Plan(world, fighters, index + 1, hooky)
+        if turn is not None:
+            count = plan.run_length(turn)
+            if count:
+                plan.apply(world, turn, count)
+                index += count
+                continue
+            victim = plan.members[int(plan.victim[turn])]
+            if not _vector_turn(world, plan, turn, fighter):
+                fighter_turn(world, fighter)
+            plan.touch(fighter, victim)
+            index += 1
+            continue
+        target = fighter.combat.fighting
+        victim = world.sheets.get(world.by_id[target]) if target in world.by_id else None
+        fighter_turn(world, fighter)
+        plan.touch(fighter, victim)
+        if hooky and len(plan.chosen) and plan.chosen[-1] > index:  # a hook may have run
+            replans += 1
+            plan = Plan(world, fighters, index + 1, hooky)
+            if replans > MOST_REPLANS:
+                plan.wanted.clear()
+        index += 1
 
 
 def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
-    """Apply one fighter's precomputed blows; False (nothing done) when its turn must take
-    the scalar path: dead, its target changed, dead or knocked down since the plan."""
-    victim = plan.victim[turn]
+    """Apply one fighter's precomputed blows singly (a turn that may kill, or whose
+    fighter or target a turn off the vectorised path touched); False (nothing done)
+    when it must take the scalar path: dead, its target changed, dead or knocked down
+    since the plan."""
+    row_f, row_v = plan.rows[fighter.entity], int(plan.victim[turn])
+    victim = plan.members[row_v]
     positions = plan.positions
     if (not fighter.vitals.alive or not victim.vitals.alive
             or fighter.combat.fighting != victim.id
-            or fighter.vitals.position != positions[fighter.entity]
-            or victim.vitals.position != positions[victim.entity]):
+            or fighter.vitals.position != positions[row_f]
+            or victim.vitals.position != positions[row_v]):
         return False  # the scalar turn skips the dead, ends a fight with a dead target
     events = world.events
     pay = fighter.creature.player
     cost = max(tdiv(fighter.level.level, 20), 1)
     vitals = victim.vitals
-    dams, blow_events_ = plan.dam, plan.events
-    for b in range(plan.start[turn], plan.stop[turn]):
+    dams, blow_events_ = plan.dam_list, plan.events
+    for b in range(int(plan.start[turn]), int(plan.stop[turn])):
         if pay:  # blow.pay_movement; plain players have enough for a whole round
             fighter.vitals.move -= min(cost, fighter.vitals.move)
         events.append(blow_events_[b])

@@ -98,9 +98,6 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     halved = world.content.fight.stun.weak_stun_halves
     weak = has(cols, attackers, "weak_stun")
     slow = has(cols, attackers, "slow")
-    learned_raw = np.array([[name in sheet.skills.learned for name in PLAYER_EXTRA]
-                            for sheet in (cols.sheets[i] for i in attackers.tolist())],
-                           dtype=bool).reshape(n, 4)
     rolls = percent(gen.random((n, 4)))
     for j, name in enumerate(PLAYER_EXTRA):
         effective = cols.learned[SKILL[name]][attackers]
@@ -111,7 +108,8 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
         if name in halved:
             chance = np.where(weak, tdiv_many(chance, 2), chance)
         chance = np.where(slow, tdiv_many(chance * 3, 4), chance)
-        steps[:, 2 + j] = in_table & learned_raw[:, j] & (effective > 0) & (rolls[:, j] < chance)
+        # a skill never learned has effective 0: no blow (and its roll is not used)
+        steps[:, 2 + j] = in_table & (effective > 0) & (rolls[:, j] < chance)
     return steps
 
 

@@ -8,11 +8,13 @@ all creatures at once, with the scalar rules' integer rounding.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules.tohit import POSITION_RANK
 from affray.systems.rules.volley_protect import affect_mask, tdiv_many
 
@@ -34,13 +36,27 @@ PROF_OTHER, PROF_FIGHTER, PROF_THIEF, PROF_NINJA, PROF_ANTI = 0, 1, 2, 3, 4
 WEAPON_NONE, WEAPON_OTHER, WEAPON_FLAIL, WEAPON_WHIP = 0, 1, 2, 3
 CLASS_DIVISORS = {"hybrid": 130, "agile": 110, "other": 100}
 
-_FIELDS = ("player", "level", "remorts", "alignment", "hp", "move", "rank", "affects",
-           "strength", "dexterity", "hitroll", "damroll", "thac00", "thac32", "divisor",
-           "profession", "hobbit", "dazed", "armor_bash", "armor_pierce", "armor_slash",
-           "armor_exotic", "imm", "res", "vuln", "shield", "wield", "second",
-           "sluggish", "npc_defences", "weapon_learned", "wclass", "sharp", "holy",
-           "weapon_bits", "dice_n", "dice_s", "dice_b", "hand_n", "hand_s", "hand_b",
-           "has_hand", "has_dice")
+# Plain numbers read straight off the sheet, by one C-level getter per creature.
+_NUMBERS = {
+    "player": "creature.player", "immortal": "creature.immortal", "slot": "creature.slot",
+    "level": "level.level", "remorts": "level.remorts", "alignment": "level.alignment",
+    "hp": "vitals.hp", "move": "vitals.move", "alive": "vitals.alive",
+    "strength": "stats.strength", "dexterity": "stats.dexterity",
+    "hitroll": "offense.hitroll", "damroll": "offense.damroll",
+    "thac00": "profession.thac00", "thac32": "profession.thac32",
+    "own_bash": "defense.armor_bash", "own_pierce": "defense.armor_pierce",
+    "own_slash": "defense.armor_slash", "own_exotic": "defense.armor_exotic",
+    "own_imm": "immunities.imm", "own_res": "immunities.res", "own_vuln": "immunities.vuln",
+    "gear_imm": "gear_imm", "gear_res": "gear_res", "gear_vuln": "gear_vuln",
+    "shield": "shield", "weapon_bits": "weapon_bits", "x": "position.x", "y": "position.y",
+}
+_NUMBER_GETTER = operator.attrgetter(*_NUMBERS.values())
+# Values that need a look-up to become numbers.
+_OBJECTS = operator.attrgetter(
+    "vitals.position", "affects.levels", "creature.profession", "creature.race",
+    "profession.flag", "weapon", "weapon_dice", "offense.hand_dice", "gear_armor",
+    "skills.learned", "statuses.degrees", "defense.defences", "equipment.wield",
+    "equipment.second", "weapon_skill")
 
 
 def _profession_code(name: str) -> int:
@@ -50,45 +66,17 @@ def _profession_code(name: str) -> int:
         name, PROF_OTHER)
 
 
-def _row(sheet: Sheet, daze: np.ndarray | None) -> tuple[int, ...]:
-    """One creature's raw numbers (see _FIELDS)."""
-    creature, vitals, level, stats = sheet.creature, sheet.vitals, sheet.level, sheet.stats
-    offense, defense, own = sheet.offense, sheet.defense, sheet.immunities
-    gear = sheet.gear_armor
-    profession = sheet.profession
-    weapon = sheet.weapon
-    learned = sheet.skills.learned
-    npc_defences = 0
-    for name in defense.defences:
-        npc_defences |= DEFENCE_BIT.get(name, 0)
+def _weapon_row(weapon: Any) -> tuple[int, int, int]:
+    """(weapon class code, sharp, holy) of a wielded item definition (or None)."""
     if weapon is None:
-        wclass, sharp, holy = WEAPON_NONE, 0, 0
-    else:
-        kind = weapon.weapon_class
-        wclass = WEAPON_FLAIL if kind == "flail" else WEAPON_WHIP if kind == "whip" \
-            else WEAPON_OTHER
-        sharp, holy = int(weapon.sharp), int(weapon.holy)
-    dice = sheet.weapon_dice or (0, 0, 0)
-    hand = offense.hand_dice
-    weapon_learned = learned.get(sheet.weapon_skill, -1)  # -1: never learned
-    return (
-        int(creature.player), level.level, level.remorts, level.alignment, vitals.hp,
-        vitals.move, POSITION_RANK[vitals.position], affect_mask(sheet.affects.levels),
-        stats.strength, stats.dexterity, offense.hitroll, offense.damroll,
-        profession.thac00, profession.thac32,
-        CLASS_DIVISORS.get(profession.flag, 0) if creature.player else 0,
-        _profession_code(creature.profession), int(creature.race == "hobbit"),
-        int(daze is not None and daze[creature.slot] > 0),
-        defense.armor_bash + gear.get("bash", 0), defense.armor_pierce + gear.get("pierce", 0),
-        defense.armor_slash + gear.get("slash", 0), defense.armor_exotic + gear.get("exotic", 0),
-        own.imm | sheet.gear_imm, own.res | sheet.gear_res, own.vuln | sheet.gear_vuln,
-        int(sheet.shield), int(sheet.equipment.wield is not None),
-        int(sheet.equipment.second is not None),
-        sheet.statuses.degrees.get("sluggish", 0), npc_defences, weapon_learned,
-        wclass, sharp, holy, sheet.weapon_bits, dice[0], dice[1], dice[2],
-        *(hand if hand is not None else (0, 0, 0)), int(hand is not None),
-        int(sheet.weapon_dice is not None),
-    )
+        return WEAPON_NONE, 0, 0
+    kind = weapon.weapon_class
+    code = WEAPON_FLAIL if kind == "flail" else WEAPON_WHIP if kind == "whip" else WEAPON_OTHER
+    return code, int(weapon.sharp), int(weapon.holy)
+
+
+def _column(values: list[Any]) -> np.ndarray:
+    return np.fromiter(values, dtype=np.int64, count=len(values))
 
 
 @dataclass(slots=True)
@@ -113,15 +101,55 @@ class Columns:
 
 
 def gather(world: World, sheets: list[Sheet]) -> Columns:
-    """Read the creatures into columns (one Python pass), then the effective skills."""
+    """Read the creatures into columns (C-level getters, then look-up tables), then the
+    effective skills."""
+    n = len(sheets)
+    numbers = np.array([_NUMBER_GETTER(sheet) for sheet in sheets], dtype=np.int64)
+    numbers = numbers.reshape(n, len(_NUMBERS))
+    raw = {name: numbers[:, i] for i, name in enumerate(_NUMBERS)}
+    objects = [_OBJECTS(sheet) for sheet in sheets]
+    (positions, affects, professions, races, flags, weapons, dice, hands, gear, learned_dicts,
+     degrees, defences, wields, seconds, weapon_skills) = (
+        list(column) for column in zip(*objects, strict=True)) if n else ([],) * 15
+    raw["rank"] = _column([POSITION_RANK[p] for p in positions])
+    raw["affects"] = _column([affect_mask(levels) if levels else 0 for levels in affects])
+    raw["profession"] = _column([_profession_code(p) for p in professions])
+    raw["hobbit"] = _column([race == "hobbit" for race in races])
+    player = raw["player"] != 0
+    raw["divisor"] = np.where(player, _column([CLASS_DIVISORS.get(f, 0) for f in flags]), 0)
+    weapon_rows = {id(w): _weapon_row(w) for w in weapons}
+    wtable = np.array([weapon_rows[id(w)] for w in weapons], dtype=np.int64).reshape(n, 3)
+    raw["wclass"], raw["sharp"], raw["holy"] = wtable[:, 0], wtable[:, 1], wtable[:, 2]
+    dtable = np.array([d or (0, 0, 0) for d in dice], dtype=np.int64).reshape(n, 3)
+    raw["dice_n"], raw["dice_s"], raw["dice_b"] = dtable[:, 0], dtable[:, 1], dtable[:, 2]
+    raw["has_dice"] = _column([d is not None for d in dice])
+    htable = np.array([h or (0, 0, 0) for h in hands], dtype=np.int64).reshape(n, 3)
+    raw["hand_n"], raw["hand_s"], raw["hand_b"] = htable[:, 0], htable[:, 1], htable[:, 2]
+    raw["has_hand"] = _column([h is not None for h in hands])
+    for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
+        raw[f"armor_{column}"] = raw[f"own_{column}"] + _column(
+            [g.get(column, 0) if g else 0 for g in gear])
+    raw["imm"] = raw["own_imm"] | raw["gear_imm"]
+    raw["res"] = raw["own_res"] | raw["gear_res"]
+    raw["vuln"] = raw["own_vuln"] | raw["gear_vuln"]
+    raw["wield"] = _column([w is not None for w in wields])
+    raw["second"] = _column([w is not None for w in seconds])
+    raw["sluggish"] = _column([d.get("sluggish", 0) if d else 0 for d in degrees])
+    raw["npc_defences"] = _column([_defence_mask(d) if d else 0 for d in defences])
     lag = world.lag
-    daze = lag.daze if lag.dazed else None
-    table = np.array([_row(sheet, daze) for sheet in sheets], dtype=np.int64).reshape(
-        len(sheets), len(_FIELDS))
-    raw = {name: table[:, i] for i, name in enumerate(_FIELDS)}
-    learned_raw = np.array([[sheet.skills.learned.get(name, 0) for name in SKILLS]
-                            for sheet in sheets], dtype=np.int64).reshape(len(sheets),
-                                                                         len(SKILLS)).T
+    if lag.dazed:
+        raw["dazed"] = (lag.daze[raw["slot"]] > 0).astype(np.int64)
+    else:
+        raw["dazed"] = np.zeros(n, dtype=np.int64)
+    # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
+    learned_raw = np.zeros((len(SKILLS), n), dtype=np.int64)
+    found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
+             for name, value in known.items() if name in SKILL]
+    if found:
+        where = np.array(found, dtype=np.int64).reshape(len(found), 3)
+        learned_raw[where[:, 0], where[:, 1]] = where[:, 2]
+    raw["weapon_learned"] = _column([k.get(name, -1) for k, name in
+                                     zip(learned_dicts, weapon_skills, strict=True)])
     dazed = raw["dazed"] != 0
     learned = effective_many(learned_raw, dazed)
     # weapon_skill: an NPC that never learned its weapon's skill has 100 with a weapon,
@@ -133,6 +161,13 @@ def gather(world: World, sheets: list[Sheet]) -> Columns:
     taught = effective_many(np.maximum(weapon_learned, 0), dazed)
     weapon_skill = np.where(untaught, npc_value, taught)
     return Columns(sheets, raw, learned, weapon_skill, [s.weapon_type for s in sheets])
+
+
+def _defence_mask(names: tuple[str, ...]) -> int:
+    mask = 0
+    for name in names:
+        mask |= DEFENCE_BIT.get(name, 0)
+    return mask
 
 
 def effective_many(learned: np.ndarray, dazed: np.ndarray) -> np.ndarray:
