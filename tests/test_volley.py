@@ -325,3 +325,33 @@ def test_protect_many_matches_protect_hit_for_hit() -> None:
     assert got.tolist() == expected
     assert got_immune.tolist() == immune
     world.close()
+
+
+def siege_text() -> str:
+    """Three attackers on each of twelve defenders (a siege), low hit points: deaths every
+    round, victims shared by several attackers, fights ending mid-round."""
+    rows = ["." * 5 for _ in range(36)]
+    text = ('name = "siege"\npulses = 60\n[map]\nrows = ['
+            + ", ".join(f'"{row}"' for row in rows) + "]\n")
+    for index in range(12):
+        y = 3 * index + 1
+        text += (f'[[creatures]]\nid = "d{index}"\nat = [2, {y}]\nfighting = "s{index}0"\n'
+                 f'template = "human_warrior"\nhp = {20 + 7 * index}\n')
+        for k, (x, dy) in enumerate(((1, 0), (3, 0), (2, -1))):
+            text += (f'[[creatures]]\nid = "s{index}{k}"\nat = [{x}, {y + dy}]\n'
+                     f'fighting = "d{index}"\ntemplate = "{"orc_brute" if k else "kobold"}"\n'
+                     f'hp = {9 + 5 * k + index}\n')
+    return text + "[content.fight]\nvectorise_min_fighters = 2\n"
+
+
+@pytest.mark.parametrize("window", [1, 3, 4096])
+def test_bulk_runs_stop_at_every_death_and_shared_victim(monkeypatch, window: int) -> None:
+    """R-DMG-2, R-MELEE-2: in a siege (three on one, deaths every round) the runs of turns
+    applied in bulk stop before a blow that may kill, a dead fighter gets no turn, a
+    fighter whose target died stops fighting; however short the look-ahead window, the
+    log under pinned draws is the scalar one."""
+    monkeypatch.setattr(volley, "WINDOW", window)
+    for u in SWEEP[::7]:
+        vector = run_pinned(siege_text(), "auto", u, pulses=61)
+        assert vector == run_pinned(siege_text(), "never", u, pulses=61), f"u = {u}"
+    assert any(e["kind"] == "death" for e in vector)
