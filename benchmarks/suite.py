@@ -25,6 +25,7 @@ from .duels import duels
 from .grid import item_loss, relabel_after_freeze
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
+from .volley import volley_rounds
 from .worlds import (
     CREATURE,
     open_floor,
@@ -237,6 +238,8 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
                                                       plan.blow_rounds)),
     ("duels", duels),
+    ("big battles", lambda content, plan: volley_rounds(content, plan.blow_fighters,
+                                                        plan.blow_rounds)),
     ("spell shapes", lambda content, plan: spell_shapes(plan.shape_radii, plan.shape_calls,
                                                         plan.shape_repeats)),
     ("spell casts", lambda content, plan: spell_casts(plan.burst_repeats, plan.lake_side,
