@@ -212,6 +212,8 @@ def save_world(world: Any, path: str | Path) -> None:
 
 def load_world(path: str | Path) -> Any:
     """Load a world saved by `World.save`; raises SaveError on any damage."""
+    if not isinstance(path, str | Path):
+        raise UsageError(f"load_world: path must be a str or Path, got {path!r}")
     path = Path(path)
     try:
         blob = path.read_bytes()

@@ -190,6 +190,8 @@ class World:
         self.enter()
         if name not in self.content.world.affects:
             raise ActionError(f"add_affect: unknown affect {name!r}")
+        if isinstance(level, bool) or not isinstance(level, int):
+            raise UsageError(f"add_affect: level must be a whole number, got {level!r}")
         sheet = self.sheet(creature_id)
         affects = sheet.affects
         if name in ("stun", "weak_stun"):
@@ -275,6 +277,8 @@ class World:
         canonical = self.content.damage_type(damage_type)
         if canonical is None:
             raise ActionError(f"damage: unknown damage type {damage_type!r}")
+        if isinstance(flags, str):
+            raise ActionError(f"damage: flags must be a tuple of flag names, got {flags!r}")
         unknown = [flag for flag in flags if flag not in FLAG_BITS]
         if unknown:
             raise ActionError(f"damage: unknown damage flag {unknown[0]!r}")
@@ -284,8 +288,9 @@ class World:
             if source not in self.by_id:
                 raise ActionError(f"damage: unknown source {source!r}")
             attacker = self.sheet(source)
-        if amount < 0:
-            raise ActionError("damage: amount must be 0 or more")
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            raise ActionError(f"damage: amount must be a whole number 0 or more, got "
+                              f"{amount!r}")
         hit = Hit(source=attacker, victim=self.sheets[victim], dam=int(amount),
                   damage_type=canonical, flags=flags_of(flags), melee=False, cause=cause,
                   spell=spell)

@@ -75,6 +75,14 @@ MISUSES = {
                         "0 or more"),
     "damage_unknown_target": (lambda w: w.damage("a", "ghost", 5, "fire"),
                               affray.ActionError, "'ghost'"),
+    "damage_amount_string": (lambda w: w.damage("a", "v", "x", "fire"), affray.ActionError,
+                             "whole number"),
+    "damage_amount_float": (lambda w: w.damage("a", "v", 2.5, "fire"), affray.ActionError,
+                            "whole number"),
+    "damage_flags_a_string": (lambda w: w.damage("a", "v", 3, "fire", flags="spell"),
+                              affray.ActionError, "tuple of flag names"),
+    "add_affect_level_string": (lambda w: w.add_affect("a", "blind", level="x"),
+                                affray.UsageError, "level must be a whole number"),
     "submit_not_an_action": (lambda w: w.submit("attack v"), affray.ActionError,
                              "not an action"),
     "submit_unknown_actor": (lambda w: w.submit(affray.Attack(actor="ghost", target="v")),
@@ -173,3 +181,9 @@ def test_builtin_scenario_is_a_path_and_an_unknown_one_is_an_error():
         assert world.creature_ids()
     with pytest.raises(affray.ScenarioError, match="no built-in scenario named 'nope'"):
         affray.builtin_scenario("nope")
+
+
+@pytest.mark.parametrize("path", [5, None, ["a.sav"]])
+def test_load_world_rejects_a_path_that_is_no_path(path):
+    with pytest.raises(affray.UsageError, match="load_world: path must be a str or Path"):
+        affray.load_world(path)
