@@ -247,12 +247,22 @@ def to_table(job: BatchJob, rows: list[dict[str, Any]], pa: Any) -> pa.Table:
 
 
 def _context() -> Any:
-    """forkserver where there is one: a clean process to fork workers from (a fork of a
-    process with threads, a progress bar's or a test runner's, can deadlock)."""
+    """The platform's default start method (fork on Linux before Python 3.14): a script
+    that calls `batch(..., workers=2)` at its top level then works without a
+    `if __name__ == "__main__"` guard, which forkserver and spawn would need. A caller
+    holding threads (a progress bar) starts its pool before them: see `start_pool`."""
     import multiprocessing
 
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+    return multiprocessing.get_context()
+
+
+def start_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool of `workers` with every worker already started, so a caller can
+    then start threads (a progress bar) without forking a process that holds them."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    for future in [pool.submit(os.getpid) for _ in range(workers)]:
+        future.result()
+    return pool
 
 
 def _gather(executor: Executor, job: BatchJob, tasks: Iterable[list[tuple[int, int]]],

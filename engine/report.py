@@ -267,13 +267,21 @@ def batch_command(args: Any) -> int:
     if show:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+        from affray.batch import start_pool
+
+        if args.workers > 1 and args.backend == "local":  # fork before the bar's thread
+            options["executor"] = pool = start_pool(args.workers)
         with Progress("[progress.description]{task.description}", BarColumn(),
                       MofNCompleteColumn(), TimeRemainingColumn(), console=console,
                       transient=True) as bar:
             task = bar.add_task(f"batch {Path(args.scenario).name}", total=args.runs)
-            table = batch(args.scenario, args.runs,
-                          progress=lambda done, _total: bar.update(task, completed=done),
-                          **options)
+            try:
+                table = batch(args.scenario, args.runs,
+                              progress=lambda done, _total: bar.update(task, completed=done),
+                              **options)
+            finally:
+                if "executor" in options:
+                    pool.shutdown()
     else:
         table = batch(args.scenario, args.runs, **options)
     if args.out is not None:

@@ -91,6 +91,22 @@ def test_rows_are_the_same_whatever_the_workers_or_the_executor():
         assert batch(DUEL, runs=6, seed=3, executor=pool).equals(one)
 
 
+def test_a_script_without_a_main_guard_can_use_two_workers(tmp_path):
+    """SCENARIO.md's one-liner, `affray.batch(..., workers=2)`, at a script's top level
+    (no `if __name__ == "__main__"`) runs: the pool does not re-import the script."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "balance.py"
+    script.write_text('import affray\n'
+                      't = affray.batch("duel", runs=4, seed=0, workers=2)\n'
+                      'print(t.num_rows, t.column("seed").to_pylist())\n', encoding="utf-8")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "4 [0, 1, 2, 3]"
+
+
 def test_the_scenario_is_read_once_and_shipped_parsed(tmp_path, monkeypatch):
     """The file is read and parsed once; runs build from the parsed spec, so a scenario
     file deleted after the start does not matter."""
