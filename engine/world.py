@@ -86,6 +86,8 @@ class World:
         # "auto": big rounds take the vectorised path (systems/rules/volley.py); "never":
         # every blow through the scalar pipeline. Saved with the world.
         self._vectorise = "auto"
+        # What the vectorised round worked out of gear and definitions (never saved).
+        self.volley_cache: Any = None
         self.pulse = 0
         self.events: list[Event] = []
         self.systems: tuple[System, ...] = tuple(cls() for cls in SCHEDULE)

@@ -51,12 +51,66 @@ _NUMBERS = {
     "shield": "shield", "weapon_bits": "weapon_bits", "x": "position.x", "y": "position.y",
 }
 _NUMBER_GETTER = operator.attrgetter(*_NUMBERS.values())
-# Values that need a look-up to become numbers.
-_OBJECTS = operator.attrgetter(
-    "vitals.position", "affects.levels", "creature.profession", "creature.race",
-    "profession.flag", "weapon", "weapon_dice", "offense.hand_dice", "gear_armor",
-    "skills.learned", "statuses.degrees", "defense.defences", "equipment.wield",
-    "equipment.second", "weapon_skill")
+# Values that change with the fight, read every round.
+_OBJECTS = operator.attrgetter("vitals.position", "affects.levels", "skills.learned",
+                               "statuses.degrees", "equipment.second", "weapon_skill")
+# Immutable definitions (and the gear view `refresh_gear` replaces whole): what they
+# give is worked out once per distinct combination and kept (StaticRows).
+_STATIC = operator.attrgetter("profession", "weapon", "weapon_dice", "offense.hand_dice",
+                              "defense.defences", "gear_armor", "creature.race",
+                              "creature.profession", "creature.player")
+_STATIC_FIELDS = ("thac00", "thac32", "divisor", "profession", "hobbit", "wield", "wclass",
+                  "sharp", "holy", "dice_n", "dice_s", "dice_b", "has_dice", "hand_n",
+                  "hand_s", "hand_b", "has_hand", "npc_defences", "gear_bash",
+                  "gear_pierce", "gear_slash", "gear_exotic")
+
+
+class StaticRows:
+    """The numbers the immutable parts of a sheet give, one table row per distinct
+    combination (keyed by the objects' identities; the objects are kept alive here so an
+    identity is never reused). Held by the World (`World.volley_cache`)."""
+
+    __slots__ = ("index", "keep", "rows", "table")
+
+    def __init__(self) -> None:
+        self.index: dict[tuple[Any, ...], int] = {}
+        self.keep: list[tuple[Any, ...]] = []
+        self.rows: list[tuple[int, ...]] = []
+        self.table = np.zeros((0, len(_STATIC_FIELDS)), dtype=np.int64)
+
+    def row(self, parts: tuple[Any, ...]) -> int:
+        key = (id(parts[0]), id(parts[1]), id(parts[2]), id(parts[3]), id(parts[4]),
+               id(parts[5]), parts[6], parts[7], parts[8])
+        found = self.index.get(key)
+        if found is None:
+            found = self.index[key] = len(self.rows)
+            self.keep.append(parts)
+            self.rows.append(_static_values(parts))
+        return found
+
+
+def _static_values(parts: tuple[Any, ...]) -> tuple[int, ...]:
+    profession, weapon, dice, hand, defences, gear, race, job, player = parts
+    wclass, sharp, holy = _weapon_row(weapon)
+    dice3 = dice or (0, 0, 0)
+    hand3 = hand or (0, 0, 0)
+    return (profession.thac00, profession.thac32,
+            CLASS_DIVISORS.get(profession.flag, 0) if player else 0, _profession_code(job),
+            int(race == "hobbit"), int(weapon is not None), wclass, sharp, holy, *dice3,
+            int(dice is not None), *hand3, int(hand is not None), _defence_mask(defences),
+            *(gear.get(column, 0) for column in ARMOR_COLUMNS))
+
+
+def _static_rows(world: World, sheets: list[Sheet]) -> np.ndarray:
+    cache = world.volley_cache
+    if cache is None or len(cache.rows) > 4 * len(sheets) + 1024:
+        cache = world.volley_cache = StaticRows()
+    row = cache.row
+    index = [row(_STATIC(sheet)) for sheet in sheets]
+    if len(cache.table) < len(cache.rows):
+        cache.table = np.array(cache.rows, dtype=np.int64).reshape(len(cache.rows),
+                                                                   len(_STATIC_FIELDS))
+    return cache.table[np.fromiter(index, dtype=np.int64, count=len(index))]
 
 
 def _profession_code(name: str) -> int:
@@ -108,34 +162,20 @@ def gather(world: World, sheets: list[Sheet]) -> Columns:
     numbers = numbers.reshape(n, len(_NUMBERS))
     raw = {name: numbers[:, i] for i, name in enumerate(_NUMBERS)}
     objects = [_OBJECTS(sheet) for sheet in sheets]
-    (positions, affects, professions, races, flags, weapons, dice, hands, gear, learned_dicts,
-     degrees, defences, wields, seconds, weapon_skills) = (
-        list(column) for column in zip(*objects, strict=True)) if n else ([],) * 15
+    (positions, affects, learned_dicts, degrees, seconds, weapon_skills) = (
+        list(column) for column in zip(*objects, strict=True)) if n else ([],) * 6
     raw["rank"] = _column([POSITION_RANK[p] for p in positions])
     raw["affects"] = _column([affect_mask(levels) if levels else 0 for levels in affects])
-    raw["profession"] = _column([_profession_code(p) for p in professions])
-    raw["hobbit"] = _column([race == "hobbit" for race in races])
-    player = raw["player"] != 0
-    raw["divisor"] = np.where(player, _column([CLASS_DIVISORS.get(f, 0) for f in flags]), 0)
-    weapon_rows = {id(w): _weapon_row(w) for w in weapons}
-    wtable = np.array([weapon_rows[id(w)] for w in weapons], dtype=np.int64).reshape(n, 3)
-    raw["wclass"], raw["sharp"], raw["holy"] = wtable[:, 0], wtable[:, 1], wtable[:, 2]
-    dtable = np.array([d or (0, 0, 0) for d in dice], dtype=np.int64).reshape(n, 3)
-    raw["dice_n"], raw["dice_s"], raw["dice_b"] = dtable[:, 0], dtable[:, 1], dtable[:, 2]
-    raw["has_dice"] = _column([d is not None for d in dice])
-    htable = np.array([h or (0, 0, 0) for h in hands], dtype=np.int64).reshape(n, 3)
-    raw["hand_n"], raw["hand_s"], raw["hand_b"] = htable[:, 0], htable[:, 1], htable[:, 2]
-    raw["has_hand"] = _column([h is not None for h in hands])
+    static = _static_rows(world, sheets)
+    for i, name in enumerate(_STATIC_FIELDS):
+        raw[name] = static[:, i]
     for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
-        raw[f"armor_{column}"] = raw[f"own_{column}"] + _column(
-            [g.get(column, 0) if g else 0 for g in gear])
+        raw[f"armor_{column}"] = raw[f"own_{column}"] + raw[f"gear_{column}"]
     raw["imm"] = raw["own_imm"] | raw["gear_imm"]
     raw["res"] = raw["own_res"] | raw["gear_res"]
     raw["vuln"] = raw["own_vuln"] | raw["gear_vuln"]
-    raw["wield"] = _column([w is not None for w in wields])
     raw["second"] = _column([w is not None for w in seconds])
     raw["sluggish"] = _column([d.get("sluggish", 0) if d else 0 for d in degrees])
-    raw["npc_defences"] = _column([_defence_mask(d) if d else 0 for d in defences])
     lag = world.lag
     if lag.dazed:
         raw["dazed"] = (lag.daze[raw["slot"]] > 0).astype(np.int64)
