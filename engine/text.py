@@ -98,9 +98,10 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     "chest_broken": lambda e: (f"The {e['item'].replace('_', ' ')} at {_cell(e['cell'])} "
                                "bursts open."),
     "item_lost": lambda e: e["message"],
-    "gear_damaged": lambda e: (f"{e['target']}'s {e['item']} is eaten away."
+    "gear_damaged": lambda e: (f"{e['target']}'s {_spell(e['item'])} is eaten away."
                                if e["change"] == "destroyed"
-                               else f"{e['target']}'s {e['item']} is damaged by acid."),
+                               else f"{e['target']}'s {_spell(e['item'])} is damaged by "
+                                    f"acid."),
     "death": lambda e: (f"{e['target']} is killed by {e['killer']}." if e["killer"]
                         else f"{e['target']} dies."),
     "cast": lambda e: (f"{e['actor']} casts {e['spell'].replace('_', ' ')} at "

@@ -398,8 +398,8 @@ def test_acid_eats_body_armour_first_then_destroys_it_r_acid_2(standoff, monkeyp
     second = cast(world, "a", "test_acid", "v")
     assert second[1]["amount"] == first[1]["amount"]  # damaged armour still protects
     assert second[-1]["item"] == "test_plate" and second[-1]["change"] == "destroyed"
-    assert render_event(first[-1]) == "v's test_plate is damaged by acid."
-    assert render_event(second[-1]) == "v's test_plate is eaten away."
+    assert render_event(first[-1]) == "v's test plate is damaged by acid."
+    assert render_event(second[-1]) == "v's test plate is eaten away."
     assert [piece.item for piece in victim.equipment.worn] == ["test_cap"]
     assert victim.armor("exotic") == 0
     world.run(11)
