@@ -295,12 +295,4 @@ def _on_dask(job: BatchJob, tasks: list[list[tuple[int, int]]], runs: int, worke
         return _gather(client.get_executor(pure=False), job, tasks, runs, progress)
 
 
-def default_workers() -> int:
-    """The CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 __all__ = ["BatchJob", "batch", "columns", "prepare", "run_one", "to_table"]
