@@ -417,6 +417,19 @@ def _check_configs(content: Content, need: Any) -> None:
     for knob in ("move_wait", "fall_in_wait", "fire_burst_pulses", "ice_cm"):
         need(getattr(world, knob) >= 0, "world", "", knob, "must be 0 or more")
     need(fight.round_pulses >= 1, "fight", "", "round_pulses", "must be 1 or more")
+    numerator, denominator = fight.critical_multiplier
+    need(numerator >= 0 and denominator >= 1, "fight", "", "critical_multiplier",
+         f"[{numerator}, {denominator}] must be a fraction [n, d] with n >= 0 and d >= 1")
+    need(fight.stun.tick_pulses >= 1, "fight", "", "stun.tick_pulses", "must be 1 or more")
+    need(world.chain_lightning.per >= 1, "world", "", "chain_lightning.per",
+         "must be 1 or more")
+    # The stat tables are indexed by a stat's value, 0..28 (creatures.py bounds stats so).
+    for stat in msgspec.structs.fields(content.stats):
+        table = getattr(content.stats, stat.name)
+        for column in msgspec.structs.fields(table):
+            values = getattr(table, column.name)
+            need(len(values) == 29, "stats", "", f"{stat.encode_name}.{column.name}",
+                 f"has {len(values)} entries; a stat table needs 29 (values 0..28)")
     for knob in msgspec.structs.fields(world.limits):
         value = getattr(world.limits, knob.name)
         need(value >= 1, "world", "", f"limits.{knob.name}", f"must be 1 or more, got {value}")
