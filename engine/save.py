@@ -359,7 +359,15 @@ def _component(name: str, value: Any, where: str) -> Any:
 
 def check_payload(data: SavePayload, content: Any) -> Parts:
     """Check a typed payload's values and cross references; SaveError names the part."""
-    from affray.components import Creature, Equipment, Position, Statuses, Vitals
+    from affray.components import (
+        Combat,
+        Creature,
+        Equipment,
+        Position,
+        Spawn,
+        Statuses,
+        Vitals,
+    )
     from affray.creatures import known_skills
     from affray.defs import POSITIONS
     from affray.scenario import MAX_PULSE, MAX_SEED
@@ -473,6 +481,15 @@ def check_payload(data: SavePayload, content: Any) -> Parts:
                 raise SaveError(f"entity {entity}: {kind.__name__} without a Creature")
     need(int(np.count_nonzero(arrays["occupant"])) == occupied,
          "grid.occupant: names cells no living creature stands on")
+    spawns = [parts[Spawn].number for parts in by_entity.values() if Spawn in parts]
+    need(len(spawns) == len(set(spawns)), "entities: two share a spawn number (R-GRID-3)")
+    need(data.spawned >= max(spawns, default=0), f"spawned: {data.spawned} is below a spawn "
+         f"number in use ({max(spawns, default=0)}): new spawns would reuse it (R-GRID-3)")
+    for creature_id, entity in data.by_id.items():
+        foe = by_entity[entity].get(Combat)
+        if foe is not None and foe.fighting is not None:
+            need(foe.fighting in data.by_id and foe.fighting != creature_id,
+                 f"creature {creature_id!r}: fights {foe.fighting!r}, no other creature")
 
     scripted = []
     for index, (pulse, action) in enumerate(data.scripted):

@@ -137,6 +137,11 @@ EDITS: dict[str, tuple[Callable[[dict], None], str]] = {
     "legend_long_symbol": (lambda d: d["legend"].update(ab="wall"), "legend: symbol 'ab'"),
     "content_bad": (lambda d: d.update(content={"spells": {"zap": {"type": "fire"}}}),
                     "content: "),
+    "spawned_rewound": (_set(["spawned"], 0), "new spawns would reuse it"),
+    "spawn_numbers_shared": (lambda d: creature(d, "v")["Spawn"].update(
+        number=creature(d)["Spawn"]["number"]), "share a spawn number"),
+    "fighting_a_ghost": (lambda d: creature(d)["Combat"].update(fighting="ghost"),
+                         "fights 'ghost'"),
     "entities_not_a_list": (_set(["entities"], {"1": {}}), "Expected `array`"),
 }
 
