@@ -430,6 +430,6 @@ def _check_configs(content: Content, need: Any) -> None:
             values = getattr(table, column.name)
             need(len(values) == 29, "stats", "", f"{stat.encode_name}.{column.name}",
                  f"has {len(values)} entries; a stat table needs 29 (values 0..28)")
-    for knob in msgspec.structs.fields(world.limits):
-        value = getattr(world.limits, knob.name)
-        need(value >= 1, "world", "", f"limits.{knob.name}", f"must be 1 or more, got {value}")
+    for limit in msgspec.structs.fields(world.limits):
+        value = getattr(world.limits, limit.name)
+        need(value >= 1, "world", "", f"limits.{limit.name}", f"must be 1 or more, got {value}")

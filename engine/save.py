@@ -304,7 +304,8 @@ def _restore_entities(world: Any, entities: list[tuple[int, list[Any] | None]],
     """Recreate entities with their saved ids (placeholders fill the gaps, then go)."""
     next_id = 1
     gaps = []
-    for entity, components in [*entities, [next_entity, None]]:
+    last: list[tuple[int, list[Any] | None]] = [(next_entity, None)]
+    for entity, components in [*entities, *last]:
         while next_id < entity:
             gaps.append(esper.create_entity())
             next_id += 1
