@@ -3,7 +3,7 @@
 The two paths draw their random numbers differently (the vectorised one in bulk from the
 numpy generator), so their logs differ; what must agree is every distribution. One big
 world per path (so the suite pays for two worlds, not one per pairing) holds six
-pairings of 1,100 pairs each; eight rounds give over 100,000 blows a path. Per pairing:
+pairings of 750 pairs each; twelve rounds give over 100,000 blows a path. Per pairing:
 the hit rate, the critical rate, the immune rate, each defence's rate, the blows a fighter
 deals a round (haste and attack skills), all within four standard deviations of the
 difference of two binomials, and the damage a blow deals, by a chi-squared test of the
@@ -26,8 +26,8 @@ from affray.grid import Grid, Terrain
 from affray.world import World
 
 HP = 10_000_000  # nobody dies: the pairings keep their size for every round
-PAIRS = 1_100
-ROUNDS = 8
+PAIRS = 750
+ROUNDS = 12
 
 PAIRINGS: dict[str, tuple[dict, dict, str | None, str | None]] = {
     # name: (attacker fields, victim fields, attacker template, victim template)
