@@ -416,6 +416,9 @@ class WorldConfig(Def, frozen=True, kw_only=True):
     burning_chance: int = 25
     # R-ELEC-1: the percent chance that electricity arcs on from a creature it harmed.
     arc_chance: int = 25
+    # A flood that queues at least this many creatures strikes them at once, in numpy
+    # (affray.systems.rules.flood); fewer are struck one by one.
+    bulk_strike_min: int = 16
     affects: tuple[str, ...] = ()
     # Skill names beyond spells (a spell's name is its skill) and weapon classes.
     skills: tuple[str, ...] = ()

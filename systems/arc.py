@@ -35,6 +35,7 @@ import numpy as np
 
 from affray.grid import Terrain
 from affray.systems.base import System
+from affray.systems.rules.flood import bulk_ready, strike_many
 from affray.systems.rules.magic import strike
 from affray.systems.rules.shapes import line_of_effect
 from affray.systems.terrain import body_members
@@ -125,7 +126,11 @@ def spread(world: World, record: CastRecord) -> None:
     queue: list[tuple[int, str, object]] = [(r.entity, r.cause, r) for r in record.strikes]
     flooded: set[int] = set()
     index = 0
+    bulk_min = world.content.world.bulk_strike_min
+    lonely: set[int] = set()  # struck at once with no unstruck creature beside them
     while index < len(queue):
+        if queue[index][2] is None and queue[index][1] == "water":
+            _strike_flood_at_once(world, record, queue, index, bulk_min, struck, lonely)
         entity, cause, result = queue[index]
         index += 1
         sheet = sheets[entity]
@@ -144,6 +149,8 @@ def spread(world: World, record: CastRecord) -> None:
                     if member not in struck:
                         struck.add(member)
                         queue.append((member, "water", None))
+        if entity in lonely and reach == 1:
+            continue  # nobody unstruck was beside it, and the struck set only grows
         target = nearest_unstruck(world, (x, y), struck, reach)
         if target is None:
             continue
@@ -153,6 +160,53 @@ def spread(world: World, record: CastRecord) -> None:
             jumps += 1
             struck.add(target)
             queue.append((target, "arc", None))
+
+
+def _strike_flood_at_once(world: World, record: CastRecord, queue: list, start: int,
+                          bulk_min: int, struck: set[int], lonely: set[int]) -> None:
+    """A flood queues its body's members together: strike that run at once when it is
+    long enough and nothing in the cast needs the one-by-one path (`flood.bulk_ready`),
+    filling in each entry's Strike; the walk then floods and arcs from them in order.
+    Those with no unstruck creature beside them now go into `lonely`: they can never
+    arc (R-ELEC-1), so the walk skips looking."""
+    end = start
+    while end < len(queue) and queue[end][2] is None and queue[end][1] == "water":
+        end += 1
+    if end - start < bulk_min:
+        return
+    sheets = world.sheets
+    living = [sheets[entity] for entity, _cause, _result in queue[start:end]
+              if sheets[entity].vitals.alive]
+    if not living or not bulk_ready(world, record, living):
+        return
+    by_entity = {result.entity: result for result in strike_many(world, record, living,
+                                                                  "water")}
+    for i in range(start, end):
+        entity, cause, _result = queue[i]
+        if entity in by_entity:
+            queue[i] = (entity, cause, by_entity[entity])
+    lonely.update(_without_unstruck_neighbours(world, living, struck))
+
+
+def _without_unstruck_neighbours(world: World, sheets: list[Sheet],
+                                 struck: set[int]) -> list[int]:
+    """The creatures of `sheets` with no living, unstruck creature on any of their 8
+    neighbours, in numpy over the window that holds them."""
+    grid = world.grid
+    xs = np.fromiter((s.position.x for s in sheets), np.int64, len(sheets))
+    ys = np.fromiter((s.position.y for s in sheets), np.int64, len(sheets))
+    x0, y0 = max(0, int(xs.min()) - 1), max(0, int(ys.min()) - 1)
+    x1, y1 = min(grid.width, int(xs.max()) + 2), min(grid.height, int(ys.max()) + 2)
+    window = grid.occupant[y0:y1, x0:x1]
+    struck_ids = np.fromiter(struck, np.int64, len(struck))
+    open_ = (window != 0) & ~np.isin(window, struck_ids)
+    padded = np.pad(open_, 1)
+    near = np.zeros_like(open_)
+    height, width = open_.shape
+    for dx, dy in (*_ORTHOGONAL, *_DIAGONAL):
+        near |= padded[1 + dy:1 + dy + height, 1 + dx:1 + dx + width]
+    alone = ~near[ys - y0, xs - x0]
+    return [sheet.entity for sheet, flag in zip(sheets, alone.tolist(), strict=True) if flag]
 
 
 class ArcSystem(System):

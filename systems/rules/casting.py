@@ -12,6 +12,7 @@ Spell step, so a record never outlives its pulse and is never saved.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class CastRecord:
     # thousands): the damage flags, what the caster's hitroll pierces armor with, and
     # whether the spell has effects beyond its damage.
     flags: int = 0
-    pierce: float = 0.0
+    pierce: Fraction = Fraction(0)
     has_effects: bool = False
 
     @property

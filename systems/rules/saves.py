@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
+
 from affray.arith import clamp, tdiv
 from affray.systems.rules import immunity
 
@@ -209,3 +211,51 @@ def dispel(world: World, victim: Sheet, dispel_level: int) -> list[tuple[str, bo
             world.remove_affect(victim.id, name)
             results.append((name, True))
     return results
+
+
+def save_thresholds_many(world: World, level: int, victim_level: np.ndarray,
+                         saving_throw: np.ndarray, berserk: np.ndarray, imm: np.ndarray,
+                         res: np.ndarray, vuln: np.ndarray, damage_type: str,
+                         flags: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """`save_chance` and `roll_threshold` for many victims of one cast at once (a
+    flooded lake): (immune, threshold, scale). Same formulas and rounding, per victim, as
+    the scalar path (a test compares them creature by creature). Only for casts the scalar
+    path would give no per-victim draw or hook inside the chance: no holy craft roll, no
+    charm, no on-saves hook (`bulk_saves_apply` says which)."""
+    content = world.content
+    model = saves_model(content)
+    bits = immunity.hit_bits(content, damage_type, flags) or 0
+    immune = (imm & bits) != 0
+    resistant = ((res & bits) != 0) & ((vuln & bits) == 0)
+    vulnerable = ((vuln & bits) != 0) & ((res & bits) == 0)
+    shift = _tdiv_many(victim_level, 5) if model == 0 else 5 + _tdiv_many(victim_level, 10)
+    shifts = (np.where(berserk, shift, 0) + np.where(resistant, shift, 0)
+              - np.where(vulnerable, shift, 0))
+    linear = -_tdiv_many(saving_throw * 90, np.maximum(45, victim_level))
+    if model == 0:
+        chance = np.clip(40 + (victim_level - level) * 4 + linear + shifts, 5, 95)
+        return immune, chance.astype(np.int64), 100
+    knobs = _curve(content)
+    r = -saving_throw / (knobs.tau * np.maximum(knobs.level_floor, victim_level))
+    curve = np.where(saving_throw > 0, linear.astype(np.float64),
+                     knobs.span * (1.0 - np.exp(-r)))
+    value = knobs.base + curve + knobs.per_level * (victim_level - level) + shifts
+    value = np.minimum(knobs.ceiling, np.maximum(knobs.floor, value))
+    return immune, (value * 10 + 1e-9).astype(np.int64), 1000
+
+
+def bulk_saves_apply(world: World, caster: Sheet | None, damage_type: str) -> bool:
+    """Whether `save_thresholds_many` gives what `save_chance` would for this cast: no
+    on-saves hook registered, not charm (charisma per victim), and no holy craft roll
+    (a good caster with the skill rolls per evil victim)."""
+    if world.rules.hooks["on_saves"] or damage_type == "charm":
+        return False
+    return not (caster is not None and caster.level.alignment > GOOD
+                and caster.skills.learned.get("holy_craft", 0))
+
+
+def _tdiv_many(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndarray:
+    """C++ truncating division over arrays (`affray.arith.tdiv`'s rule)."""
+    quotient = np.floor_divide(numerator, denominator)
+    inexact = quotient * denominator != numerator
+    return np.where((quotient < 0) & inexact, quotient + 1, quotient)

@@ -1,0 +1,167 @@
+"""Striking a whole flooded body of water at once (R-ELEC-3 at scale).
+
+Lightning into a lake holding thousands of creatures strikes every one of them at the
+cast's one roll (R-ELEC-3). One strike at a time is the Python pipeline per creature
+(`magic.strike`, some tens of microseconds); here the creatures a flood queued are struck
+together: their saves (`saves.save_thresholds_many`, the scalar formulas over arrays),
+necrotic's bonus and the save's halving, and the protections (`volley_protect.
+protect_many`, the default steps with each step's rounding) in numpy, then one short
+Python pass that logs each creature's event and inflicts its damage in queue order.
+
+The result is the scalar path's, creature for creature, with one difference: the saves'
+draws for the whole run are taken before any of those creatures' own later draws (a fire
+creature's burning roll, an arc's roll), so the same seed gives a different log than
+striking one by one (as the Spell step already draws its victims' saves before any arc).
+A test pins the draws and compares the two paths event for event.
+
+Used only where the scalar path has nothing the arrays cannot do (`bulk_ready`): no
+hooks or "all damage" modifiers registered, the default protections, saves with no
+per-victim draw or hook, and no undead struck by necrotic harm.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from affray.events import Damage, Immune
+from affray.systems.rules.casting import CastRecord, Strike
+from affray.systems.rules.damage import inflict, rouse
+from affray.systems.rules.hit import Hit, VictimDeath
+from affray.systems.rules.saves import bulk_saves_apply, save_thresholds_many
+from affray.systems.rules.tohit import HITROLL_SCALE
+from affray.systems.rules.volley_protect import (
+    HitArrays,
+    VictimArrays,
+    affect_mask,
+    column_index,
+    defaults_in_use,
+    protect_many,
+    type_bits,
+)
+
+if TYPE_CHECKING:
+    from affray.systems.rules.sheet import Sheet
+    from affray.world import World
+
+# `rouse` does nothing to a victim already fighting someone and on its feet.
+_SETTLED = ("fighting", "standing")
+
+
+def bulk_ready(world: World, record: CastRecord, victims: list[Sheet]) -> bool:
+    """True when striking `victims` together gives what striking them one by one would."""
+    rules = world.rules
+    if any(rules.hooks[kind] for kind in ("pre_damage", "post_damage", "on_immune")):
+        return False
+    if rules.all_damage or not defaults_in_use(world):
+        return False
+    if record.definition.save != "none" and not bulk_saves_apply(
+            world, world.sheets.get(record.caster), record.damage_type):
+        return False
+    return not (record.damage_type == "negative"
+                and any(sheet.creature.undead for sheet in victims))
+
+
+def strike_many(world: World, record: CastRecord, victims: list[Sheet],
+                cause: str) -> list[Strike]:
+    """Strike every creature of `victims` (living, in queue order) with the cast, as
+    `magic.strike` does one; returns their Strikes (also appended to the record)."""
+    from affray.systems.rules.magic import spell_effects, type_rules
+
+    content = world.content
+    n = len(victims)
+    level = np.fromiter((s.level.level + s.level.remorts for s in victims), np.int64, n)
+    saving = np.fromiter((s.defense.saving_throw for s in victims), np.int64, n)
+    imm = np.fromiter((s.immunities.imm | s.gear_imm for s in victims), np.int64, n)
+    res = np.fromiter((s.immunities.res | s.gear_res for s in victims), np.int64, n)
+    vuln = np.fromiter((s.immunities.vuln | s.gear_vuln for s in victims), np.int64, n)
+    hp = np.fromiter((s.vitals.hp for s in victims), np.int64, n)
+    max_hp = np.fromiter((s.vitals.max_hp for s in victims), np.int64, n)
+    damage_type = record.damage_type
+    flags = record.flags
+    # The saves (R-SAVE-10): thresholds in numpy, the rolls in queue order.
+    saved = np.zeros(n, dtype=bool)
+    if record.definition.save != "none":
+        berserk = np.fromiter(("berserk" in s.affects.levels for s in victims), bool, n)
+        immune, threshold, scale = save_thresholds_many(
+            world, record.level, level, saving, berserk, imm, res, vuln, damage_type, flags)
+        rng = world.rng
+        if scale == 100:
+            rolls = [rng.percent() if not i else 0 for i in immune.tolist()]
+        else:
+            rolls = [rng.number_range(1, 1000) if not i else 0 for i in immune.tolist()]
+        saved = immune | (np.array(rolls, dtype=np.int64) < threshold)
+    # The damage before the protections: necrotic's bonus, then the save's halving.
+    dam = np.full(n, record.roll, dtype=np.int64)
+    if damage_type == "negative":
+        dam = np.where(hp * 2 < max_hp, dam + dam // 2, dam)
+    dam = np.where(saved, dam // 2, dam)
+    raw = dam
+    caster = world.sheets.get(record.caster)
+    affects = np.fromiter((affect_mask(s.affects.levels) if s.affects.levels else 0
+                           for s in victims), np.int64, n)
+    spell_armor = damage_type in content.damage.spell_armor
+    armor = np.zeros((4, n), dtype=np.int64)  # only the column this type meets is read
+    column = column_index(content, damage_type)
+    if column >= 0:
+        name = ("bash", "pierce", "slash", "exotic")[column]
+        armor[column] = np.fromiter((s.armor(name) for s in victims), np.int64, n)
+    hits = HitArrays(
+        dam=dam, melee=np.zeros(n, dtype=bool), has_source=np.full(n, caster is not None),
+        source_alignment=np.full(n, caster.level.alignment if caster else 0, np.int64),
+        source_level=np.full(n, caster.modify_level if caster else 0, np.int64),
+        fire=np.full(n, damage_type == "fire"), cold=np.full(n, damage_type == "cold"),
+        lightning=np.full(n, damage_type == "lightning"),
+        imm_bits=np.full(n, type_bits(content, damage_type, flags), np.int64),
+        column=np.full(n, column, np.int64),
+        spell_armor=np.full(n, spell_armor),
+        pierce=np.full(n, int(record.pierce * HITROLL_SCALE), np.int64),
+        armor_use_level=np.zeros(n, dtype=np.int64))
+    liturgy = np.fromiter((s.skills.learned.get("liturgy", 0) > 0 for s in victims), bool, n)
+    after, immune_hit = protect_many(content, hits, VictimArrays(
+        affects=affects, liturgy_skill=liturgy, modify_level=level, imm=imm, res=res,
+        vuln=vuln, armor=armor))
+    # Log and inflict in queue order; the type rules and effects as the scalar path.
+    pulse, source = world.pulse, record.caster_id
+    spell, critical = record.spell, record.critical
+    results: list[Strike] = []
+    strikes = record.strikes
+    has_rule = damage_type in ("fire", "cold", "poison", "acid")
+    rolled = record.roll > 0
+    events = world.events
+    # Python values once (indexing numpy scalars one by one is slow).
+    saved_list, amounts, raws = saved.tolist(), after.tolist(), raw.tolist()
+    immune_list, left = immune_hit.tolist(), (hp - after).tolist()
+    for i, victim in enumerate(victims):
+        was_saved = saved_list[i]
+        result = Strike(victim.entity, cause, 0, critical, was_saved)
+        strikes.append(result)
+        results.append(result)
+        if rolled:
+            if immune_list[i]:
+                events.append(Immune(pulse, source, victim.id, damage_type))
+            else:
+                amount = amounts[i]
+                events.append(Damage(pulse, source, victim.id, amount, raws[i], damage_type,
+                                     cause, spell, critical, was_saved))
+                if amount > 0:
+                    result.amount = amount
+                    vitals = victim.vitals
+                    if left[i] > 0:  # survives: inflict's only change is the hit points
+                        vitals.hp = left[i]
+                    else:
+                        try:
+                            inflict(world, Hit(caster, victim, amount, damage_type, flags,
+                                               False, cause, spell))
+                        except VictimDeath:
+                            result.killed = True
+                            continue
+                    if victim.combat.fighting is None or vitals.position not in _SETTLED:
+                        rouse(world, Hit(caster, victim, amount, damage_type, flags, False,
+                                         cause, spell))
+        if has_rule and result.amount >= 1:
+            type_rules(world, record, victim)
+        if record.has_effects and not was_saved and victim.vitals.alive:
+            spell_effects(world, record, victim)
+    return results

@@ -1,0 +1,122 @@
+"""Striking a flooded lake at once gives what striking it one by one gives (R-ELEC-3).
+
+`affray.systems.rules.flood` strikes the creatures a flood queued together in numpy; the
+only difference the module allows is the order of the saves' draws. With every draw
+pinned to one value the two paths must write the same log and leave the same world,
+event for event, over a pond of creatures that between them meet every step: saves
+(both models, resistant, vulnerable, immune, berserk, cursed), the protections
+(sanctuary, shroud, resistance, alignment, liturgy, conductor, armor, flat trim),
+deaths, a player's position ladder, an immortal, and statuses from the type rules.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import world_from_text
+
+import affray
+from affray.systems.rules import flood
+
+KINDS = [
+    "",
+    'affects = ["sanctuary"]',
+    'affects = ["dark_shroud"]',
+    'affects = ["resistance"]',
+    'affects = ["protection_evil"]',
+    'affects = ["conductor"]',
+    'affects = ["berserk"]',
+    'affects = ["liturgy"]\nlevel = 55',
+    'res = ["lightning"]',
+    'vuln = ["lightning"]',
+    'res = ["lightning"]\nvuln = ["lightning"]',
+    'imm = ["lightning"]',
+    'imm = ["spell"]',
+    "armor = { exotic = 40 }\nlevel = 30",
+    "saving_throw = -30\nlevel = 40",
+    "saving_throw = 12",
+    "hp = 5",
+    "player = true\nhp = 9",
+    "immortal = true\nhp = 3",
+    "level = 7",
+]
+
+
+def pond(spell: str, extra: str = "", bulk: bool = True) -> str:
+    side = 6
+    rows = ["." * side] + ["~" * side for _ in range(side)]
+    text = f"seed = 4\n[map]\nrows = {rows!r}\n".replace("'", '"')
+    text += f"""
+[content.world]
+bulk_strike_min = {1 if bulk else 1_000_000}
+[content.spells.storm]
+type = "{spell}"
+shape = "bolt"
+range = 6
+damage = "30"
+{extra}
+[[creatures]]
+id = "mage"
+at = [0, 0]
+level = 25
+alignment = -800
+"""
+    for i in range(side * side):
+        kind = KINDS[i % len(KINDS)]
+        hp = "" if "hp =" in kind else "hp = 60\n"
+        text += f'[[creatures]]\nid = "c{i}"\nat = [{i % side}, {1 + i // side}]\n{hp}{kind}\n'
+    return text
+
+
+def run(text: str, draw: int) -> tuple[list[dict], dict]:
+    world = world_from_text(text)
+    world.rng.percent = lambda: draw  # type: ignore[method-assign]
+    world.rng.number_range = lambda low, high: low + (draw * 10 - low) % (high - low + 1)  # type: ignore[method-assign]
+    world.submit(affray.Cast(actor="mage", spell="storm", target="c0"))
+    world.run(60)
+    log = [event.to_dict() for event in world.events]
+    state = world.snapshot()
+    world.close()
+    return log, state
+
+
+@pytest.mark.parametrize("draw", [1, 30, 55, 80, 100])
+@pytest.mark.parametrize("extra", ["", 'save = "none"'])
+def test_r_elec_3_a_flood_struck_at_once_matches_one_by_one(draw, extra, monkeypatch):
+    """R-ELEC-3 / R-SAVE-10 / R-PROT-1..7: same draws, same log, same world."""
+    import affray.systems.arc as arc
+
+    calls = []
+    real = arc.strike_many
+    monkeypatch.setattr(arc, "strike_many",
+                        lambda *args: calls.append(len(args[2])) or real(*args))
+    bulk_log, bulk_state = run(pond("lightning", extra, bulk=True), draw)
+    assert calls and calls[0] >= 30  # the flood really went through the bulk path
+    monkeypatch.setattr(arc, "strike_many", real)
+    one_log, one_state = run(pond("lightning", extra, bulk=False), draw)
+    assert sum(e["cause"] == "water" for e in bulk_log if e["kind"] == "damage") > 20
+    assert bulk_log == one_log
+    assert bulk_state == one_state
+
+
+@pytest.mark.parametrize("draw", [20, 70])
+def test_the_bulk_saves_match_model_1_too(draw):
+    """R-SAVE-3 in bulk: model 1's curve and permille roll, creature for creature."""
+    extra = ""
+    model1 = ("\n[content.saves]\nmodel = 1\n[content.saves.model1]\nbase = 40\nspan = 50\n"
+              "per_level = 3\nfloor = 5\nceiling = 90\ntau = 0.45\nlevel_floor = 45\n")
+    bulk_log, bulk_state = run(pond("lightning", extra, bulk=True) + model1, draw)
+    one_log, one_state = run(pond("lightning", extra, bulk=False) + model1, draw)
+    assert bulk_log == one_log
+    assert bulk_state == one_state
+
+
+def test_a_flood_takes_the_one_by_one_path_when_a_hook_is_registered():
+    """`bulk_ready`: a pre-damage hook (or custom protection) sends the cast one by one."""
+    world = world_from_text(pond("lightning"))
+    seen = []
+    world.rules.add_hook("pre_damage", ("all", ""), lambda hit, w: seen.append(hit.victim.id))
+    world.submit(affray.Cast(actor="mage", spell="storm", target="c0"))
+    world.tick()
+    struck = [e.target for e in world.events if e.kind in ("damage", "immune")]
+    assert seen and set(seen) <= set(struck)
+    assert not flood.bulk_ready(world, world.cast_records[0], [world.sheet("c1")])
