@@ -37,7 +37,7 @@ import numpy as np
 
 from affray.arith import tdiv
 from affray.events import Damage, Defended, Immune, Miss
-from affray.systems.rules import blow as blow_rules
+from affray.systems.rules.blow import refresh_move
 from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
 from affray.systems.rules.hit import Hit, VictimDeath
@@ -50,8 +50,6 @@ if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
-# Movement regeneration, where the scalar pipeline has it (read before `move` is).
-_refresh_move = getattr(blow_rules, "refresh_move", None)
 VECTORISE = ("auto", "never")
 HOOK_KINDS = ("on_fight", "pre_damage", "post_damage", "on_immune")
 MOST_BLOWS = 6          # first, haste, four attack skills
@@ -106,11 +104,10 @@ class Plan:
         self.events: list = []
         if not members:
             return
-        if _refresh_move is not None:  # movement regenerates lazily (blow.refresh_move)
-            pulse = world.pulse
-            for sheet in members:
-                if sheet.vitals.move_pulse != pulse:
-                    _refresh_move(world, sheet)
+        pulse = world.pulse  # movement regenerates lazily: bring it up to date first
+        for sheet in members:
+            if sheet.vitals.move_pulse != pulse:
+                refresh_move(world, sheet)
         cols = gather(world, members)
         ok = plain_many(cols)
         if hooky:
@@ -127,8 +124,7 @@ class Plan:
         self.attacker = chosen
         self.victim = vrow[chosen]
         self.hp = cols.hp.copy()
-        self.fighting_none = {i for i, sheet in enumerate(members)
-                              if sheet.combat.fighting is None}
+        self.fighting_none = {i for i, foe in enumerate(cols.fighting) if foe is None}
         if not len(chosen):
             return
         blows = compute_blows(world, cols, self.attacker, self.victim)
@@ -145,7 +141,7 @@ class Plan:
         self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
         self.player_cost = np.where(cols.player != 0,
                                     np.maximum(cols.level // 20, 1), 0)
-        self.positions = [sheet.vitals.position for sheet in members]
+        self.positions = cols.positions
         self.events = blow_events(world, cols, blows)
 
     def touch(self, *sheets: Sheet | None) -> None:

@@ -53,7 +53,8 @@ _NUMBERS = {
 _NUMBER_GETTER = operator.attrgetter(*_NUMBERS.values())
 # Values that change with the fight, read every round.
 _OBJECTS = operator.attrgetter("vitals.position", "affects.levels", "skills.learned",
-                               "statuses.degrees", "equipment.second", "weapon_skill")
+                               "statuses.degrees", "equipment.second", "weapon_skill",
+                               "combat.fighting")
 # Immutable definitions (and the gear view `refresh_gear` replaces whole): what they
 # give is worked out once per distinct combination and kept (StaticRows).
 _STATIC = operator.attrgetter("profession", "weapon", "weapon_dice", "offense.hand_dice",
@@ -142,6 +143,8 @@ class Columns:
     learned: np.ndarray        # (len(SKILLS), n): effective skill 0..100 (daze applied)
     weapon_skill: np.ndarray   # effective weapon skill 0..100 (the blow's is 20 + this)
     types: list[str]           # each creature's weapon damage type (R-IMM-5)
+    positions: list[str]       # each creature's position, as read
+    fighting: list[str | None]  # whom each fights, as read
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -162,8 +165,8 @@ def gather(world: World, sheets: list[Sheet]) -> Columns:
     numbers = numbers.reshape(n, len(_NUMBERS))
     raw = {name: numbers[:, i] for i, name in enumerate(_NUMBERS)}
     objects = [_OBJECTS(sheet) for sheet in sheets]
-    (positions, affects, learned_dicts, degrees, seconds, weapon_skills) = (
-        list(column) for column in zip(*objects, strict=True)) if n else ([],) * 6
+    (positions, affects, learned_dicts, degrees, seconds, weapon_skills, fighting) = (
+        list(column) for column in zip(*objects, strict=True)) if n else ([],) * 7
     raw["rank"] = _column([POSITION_RANK[p] for p in positions])
     raw["affects"] = _column([affect_mask(levels) if levels else 0 for levels in affects])
     static = _static_rows(world, sheets)
@@ -200,7 +203,8 @@ def gather(world: World, sheets: list[Sheet]) -> Columns:
     npc_value = np.where(dazed, tdiv_many(2 * npc_value, 3), npc_value)
     taught = effective_many(np.maximum(weapon_learned, 0), dazed)
     weapon_skill = np.where(untaught, npc_value, taught)
-    return Columns(sheets, raw, learned, weapon_skill, [s.weapon_type for s in sheets])
+    return Columns(sheets, raw, learned, weapon_skill, [s.weapon_type for s in sheets],
+                   positions, fighting)
 
 
 def _defence_mask(names: tuple[str, ...]) -> int:
