@@ -138,7 +138,7 @@ def _check_numbers(content: Any, fields: CreatureFields) -> tuple[str, str] | No
             return name, f"{value} does not fit a 32-bit integer"
     bounded = (("level", 0, limits.max_level, "max_level"),
                ("remorts", 0, limits.max_remorts, "max_remorts"),
-               ("hp", -limits.max_hp, limits.max_hp, "max_hp"),
+               ("hp", 1, limits.max_hp, "max_hp"),
                ("max_hp", 1, limits.max_hp, "max_hp"),
                ("hitroll", -limits.max_roll, limits.max_roll, "max_roll"),
                ("damroll", -limits.max_roll, limits.max_roll, "max_roll"),
