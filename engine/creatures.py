@@ -58,6 +58,8 @@ def set_fields(fields: CreatureFields | None) -> dict[str, Any]:
 
 def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
     """Return (field, message) for the first name content does not define, else None."""
+    if pick("player", fields) and pick("npc", fields):
+        return "npc", "a creature is a player or an NPC, not both (player = true, npc = true)"
     profession = pick("profession", fields)
     if profession is not None and profession not in content.professions:
         return "profession", f"unknown profession {profession!r}"

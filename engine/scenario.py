@@ -300,6 +300,9 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
 
         if ids[entry.id] > 1:
             raise fail("id", f"duplicate id {entry.id!r}")
+        if not entry.id or entry.id != entry.id.strip() or not entry.id.isprintable():
+            raise fail("id", "an id is a name: not empty, no spaces around it, no control "
+                       "characters")
         x, y = entry.at
         if not grid.in_bounds(x, y):
             raise fail("at", f"{list(entry.at)} is off the map ({grid.width}x{grid.height})")

@@ -99,6 +99,9 @@ MORE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
                        ("field 'at'", "Expected `array`")),
     "same_cell": (pair().replace("at = [2, 1]", "at = [1, 1]"), ("already taken",)),
     "duplicate_id": (pair().replace('id = "b"', 'id = "a"'), ("duplicate id 'a'",)),
+    "id_empty": (pair().replace('id = "a"', 'id = ""'), ("field 'id'", "not empty")),
+    "id_with_newline": (pair().replace('id = "a"', 'id = "a\\n"'), ("field 'id'", "control")),
+    "player_and_npc": (pair("player = true\nnpc = true"), ("field 'npc'", "not both")),
     "id_missing": (ROOM + "[[creatures]]\nat = [0, 0]\n", ("missing required field `id`",)),
     "unknown_field": (pair("hpp = 30"), ("creature 'a'", "unknown field `hpp`")),
     # creatures: names content must define
