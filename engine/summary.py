@@ -93,6 +93,8 @@ def print_summary(summary: Summary, out: TextIO = sys.stdout) -> None:
     console.print(table)
     if summary.winner:
         console.print(f"Winner: the {summary.winner} (the only side left standing)")
+    elif not summary.rows:
+        console.print("No winner: the scenario has no creatures.")
     else:
         console.print("No winner: "
                       + ("no one is left standing." if not any(r.alive for r in summary.rows)

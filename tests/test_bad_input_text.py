@@ -53,3 +53,18 @@ def test_a_lost_round_comes_before_the_stun_eases_r_stun_2(make_world):
     said = [line for line in lines(world) if line.startswith("a ")]
     assert said[:2] == ["a loses the round (stun).", "a is left dazed (weak stun)."]
     assert said[2:4] == ["a loses the round (weak stun).", "a shakes off the stun."]
+
+
+def test_the_summary_of_a_fight_with_no_one_in_it(make_world):
+    """`affray run` on a map with no creatures: an empty table and a plain sentence."""
+    import io
+
+    from affray.summary import print_summary, summarize
+
+    world = make_world('[map]\nrows = ["..."]\n')
+    world.run()
+    out = io.StringIO()
+    summary = summarize(world)
+    print_summary(summary, out)
+    assert summary.to_dict() == {"creatures": [], "winner": None}
+    assert out.getvalue().splitlines()[-1] == "No winner: the scenario has no creatures."
