@@ -21,6 +21,7 @@ import base64
 import binascii
 import hashlib
 import itertools
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -72,7 +73,7 @@ def _decode_array(data: Any, expect: str | None = None) -> np.ndarray:
         raw = base64.b64decode(spec.data, validate=True)
     except (binascii.Error, ValueError):
         raise SaveError("array: data is not base64") from None
-    cells = int(np.prod(spec.shape, dtype=np.int64)) if spec.shape else 1
+    cells = math.prod(spec.shape)  # Python ints: a forged shape cannot wrap around
     if len(raw) != cells * dtype.itemsize:
         raise SaveError(f"array: {len(raw)} bytes of data for shape {spec.shape} of "
                         f"{spec.dtype} ({cells * dtype.itemsize} expected)")
