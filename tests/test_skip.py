@@ -8,7 +8,7 @@ casts, moves, lag), and worked cases for each reason a pulse is not idle.
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from typing import Any
 
 import pytest
@@ -23,28 +23,31 @@ from affray.scenario import builtin_scenario
 
 # -- recording every scenario the suite parses ---------------------------------------------
 RECORDED: dict[str, None] = {}  # scenario texts in the order first parsed (a set that keeps order)
+_ORIGINAL_PARSE = affray.scenario.parse_scenario
 
 
-class _RecordingToml:
-    """Stands in for `tomllib` inside affray.scenario: records each scenario text parsed.
-
-    Installed when this module is collected, i.e. before any test runs, so every scenario
-    any test builds (inline text, files, the fixtures) is recorded; the replay test runs
-    last (the `run_last` marker, ordered in conftest.py).
-    """
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(tomllib, name)
-
-    @staticmethod
-    def loads(text: str, **kwargs: Any) -> dict[str, Any]:
-        data = tomllib.loads(text, **kwargs)
-        if "map" in data:
-            RECORDED.setdefault(text)
-        return data
+def _recording_parse(text: str, source: str, *args: Any, **kwargs: Any) -> Any:
+    """`parse_scenario` that first records the text (every scenario a test builds)."""
+    RECORDED.setdefault(text)
+    return _ORIGINAL_PARSE(text, source, *args, **kwargs)
 
 
-affray.scenario.tomllib = _RecordingToml()  # type: ignore[assignment]
+def _install_recorder() -> None:
+    """Put the recording parse wherever `parse_scenario` is bound: affray.scenario (so
+    load_scenario and later `from affray.scenario import parse_scenario` get it) and
+    every module already loaded that imported it by name (conftest's world_from_text).
+    Installed when this module is collected, before any test runs; the replay test
+    runs last (the `run_last` marker, ordered in conftest.py)."""
+    for module in list(sys.modules.values()):
+        try:
+            bound = getattr(module, "parse_scenario", None)
+        except Exception:  # a lazy module that cannot be looked into: not ours
+            continue
+        if bound is _ORIGINAL_PARSE:
+            module.parse_scenario = _recording_parse  # type: ignore[union-attr]
+
+
+_install_recorder()
 
 STEP_LIMIT = 20_000  # a recorded scenario longer than this is not stepped pulse by pulse
 
@@ -104,6 +107,9 @@ def test_every_scenario_of_the_suite_jumps_as_it_steps():
     """R-TIME-1, R-TIME-4: for every scenario text the test suite parsed (plus the
     built-in ones), jumping idle pulses gives the log, event for event and pulse for
     pulse, and the final snapshot of stepping one pulse at a time."""
+    probe = capped(duel_text(), 3)
+    world_from_text(probe).close()
+    assert probe in RECORDED  # the recorder sees conftest's builds: the replay is real
     texts = list(dict.fromkeys([*_builtin_texts(), *RECORDED]))
     replayed = 0
     for text in texts:
