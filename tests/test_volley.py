@@ -94,7 +94,35 @@ PAIRS = [
      'skills = { mace = 90, second_attack = 90, third_attack = 90, fourth_attack = 90,'
      ' fifth_attack = 90 }\nwield = "mace"\nmove = 12',
      'template = "kobold"\nposition = "sleeping"\nhp = 30'),
+    # a good paladin's holy, sharp flail into an evil, sluggish NPC behind a shield (a
+    # parry fails against a flail: the holy and sharp rolls show)
+    ('player = true\nlevel = 30\nhp = 60\nprofession = "paladin"\nalignment = 800\n'
+     'skills = { flail = 90 }\nwield = "holy_flail"',
+     'npc = true\nlevel = 28\nhp = 60\nalignment = -800\nwear = ["wooden_shield"]\n'
+     'defences = ["shield_block", "parry"]\nstatuses = { sluggish = 3 }\n'
+     'affects = ["dark_shroud", "clan_guard"]'),
+    # a sharp katana with attack skills into an NPC that cannot defend (the sharp roll's
+    # boundary shows at every u)
+    ('player = true\nlevel = 30\nhp = 70\nprofession = "samurai"\nwield = "katana"\n'
+     'skills = { sword = 75, second_attack = 60, third_attack = 60 }',
+     'npc = true\nlevel = 26\nhp = 120\narmor = { slash = 60 }'),
+    # a whip against a player's shield block, parry and dodge
+    ('player = true\nlevel = 22\nhp = 50\nprofession = "thief"\n'
+     'skills = { whip = 80, dodge = 100 }\nwield = "whip"',
+     'template = "human_warrior"\nhp = 45\nstatuses = { sluggish = 1 }\n'
+     'skills = { sword = 85, parry = 70, dodge = 60, shield_block = 90 }'),
+    # a flail against a player's shield block (halved), parry (fails) and dodge (x6/5)
+    ('template = "orc_brute"\nwield = "holy_flail"\nhp = 70',
+     'template = "human_warrior"\nhp = 50'),
+    # a weak kobold against an armored NPC that cannot defend (legacy: a middle face)
+    ('template = "kobold"\nhp = 40', 'npc = true\nlevel = 12\nhp = 40\n'
+     'armor = { bash = 160, pierce = 160, slash = 160, exotic = 160 }'),
 ]
+# Weapons the default content lacks: a holy, sharp flail and a whip.
+ITEMS = ('[content.items.holy_flail]\nclass = "weapon"\nmaterial = "iron"\n'
+         'damage = "2d6"\ndamage_type = "bash"\nweapon_class = "flail"\nholy = true\n'
+         'sharp = true\n[content.items.whip]\nclass = "weapon"\nmaterial = "leather"\n'
+         'damage = "1d4"\ndamage_type = "slash"\nweapon_class = "whip"\n')
 
 
 def battle_text(model: str = "armor", extra: str = "") -> str:
@@ -107,7 +135,7 @@ def battle_text(model: str = "armor", extra: str = "") -> str:
         text += creature(f"a{index}", (1, y), f"b{index}", attacker)
         text += creature(f"b{index}", (2, y), f"a{index}", victim)
     return (text + f'[content.fight]\nmodel = "{model}"\nvectorise_min_fighters = 2\n'
-            + extra)
+            + ITEMS + extra)
 
 
 def run_pinned(text: str, mode: str, u: float, pulses: int = 37) -> list[dict]:
@@ -128,7 +156,7 @@ SWEEP = [0.0, *((k + 0.5) / 100 for k in range(100)), 0.999999]
 @pytest.mark.parametrize("model", ["armor", "legacy"])
 def test_vectorised_round_writes_the_scalar_log_under_pinned_draws(model: str) -> None:
     """R-MELEE-1..8, R-HIT-1..9, R-PROT-1..7, R-IMM-3, R-IMM-9, R-DEF-1..8, R-DMG-2,
-    R-TIME-3: with every draw u, four rounds of eight mixed pairs give the scalar log,
+    R-TIME-3: with every draw u, four rounds of thirteen mixed pairs give the scalar log,
     for u making each percent roll 1..100 in turn (so every `roll < chance` of every
     pair meets its boundary: an off-by-one in either path fails)."""
     text = battle_text(model)
@@ -167,14 +195,14 @@ def test_the_vectorised_path_is_taken_for_plain_fighters(monkeypatch) -> None:
     monkeypatch.setattr(volley, "compute_blows", spy)
     world = world_from_text(battle_text(), seed=3)
     world.tick()
-    # 16 fighters: the stunned orc and the weak-stunned warrior (each other's foes), the
+    # 26 fighters: the stunned orc and the weak-stunned warrior (each other's foes), the
     # sleeping kobold and the slow warrior with 12 move points (not enough for six blows
-    # at 2 a blow) are scalar; the other 12 are vectorised.
-    assert calls == [12]
+    # at 2 a blow) are scalar; the other 22 are vectorised.
+    assert calls == [22]
     world.close()
     calls.clear()
     for text, mode in ((battle_text(extra="").replace("vectorise_min_fighters = 2",
-                                                      "vectorise_min_fighters = 17"), "auto"),
+                                                      "vectorise_min_fighters = 27"), "auto"),
                        (battle_text(), "never")):
         world = world_from_text(text, seed=3)
         world.vectorise = mode
