@@ -271,6 +271,9 @@ def parse_toml(text: str, source: str, error: type[AffrayError] = ContentError
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:
         raise error(f"{source}: not valid TOML: {problem}") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or tables
+        raise error(f"{source}: not valid TOML: arrays or inline tables nested too deeply "
+                    f"to read") from None
 
 
 def load_content_file(path: str | Path) -> dict[str, Any]:

@@ -258,6 +258,10 @@ MORE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     # TOML itself
     "duplicate_key": (pair("level = 3\nlevel = 4"), ("not valid TOML",)),
     "nul_byte": ("name = \"a\x00b\"\n" + pair(), ("not valid TOML",)),
+    "nested_arrays_5000_deep": ("name = " + "[" * 5000 + "]" * 5000 + "\n" + pair(),
+                                ("nested too deeply",)),
+    "nested_tables_3000_deep": ("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n",
+                                ("nested too deeply",)),
     "unclosed_string": ('name = "oops\n' + pair(), ("not valid TOML", "line 1")),
 }
 
