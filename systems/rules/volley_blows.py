@@ -18,6 +18,7 @@ import numpy as np
 
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
+from affray.systems.rules.defence import WEAK_STUN_HALVES
 from affray.systems.rules.tohit import FIGHTING, RESTING, SLEEPING
 from affray.systems.rules.volley_columns import (
     DEFENCE_BIT,
@@ -48,10 +49,6 @@ if TYPE_CHECKING:
 
 # Blow kinds (what the scalar pipeline ends a blow with).
 MISS, DEFENDED, IMMUNE, DAMAGE = 0, 1, 2, 3
-PLAYER_EXTRA = ("second_attack", "third_attack", "fourth_attack", "fifth_attack")
-PLAYER_DIVISORS = (2, 3, 3, 3)
-NPC_EXTRA = ("second_attack", "third_attack", "fourth_attack")
-NPC_DIVISORS = (2, 4, 6)
 STEPS = 6  # first, haste, and up to four attack skills
 
 
@@ -90,6 +87,8 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     a quick creature's extra one (haste and not slow); each attack skill the fighter
     learned, effective above 0, rolled number_percent() < effective/divisor, halved by
     weak stun for the skills the fight config marks (R-STUN-6), x3/4 when slowed."""
+    from affray.systems.melee import NPC_EXTRA, PLAYER_EXTRA  # the tables, not a copy
+
     n = len(attackers)
     steps = np.zeros((n, STEPS), dtype=bool)
     steps[:, 0] = True
@@ -99,10 +98,11 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     weak = has(cols, attackers, "weak_stun")
     slow = has(cols, attackers, "slow")
     rolls = percent(gen.random((n, 4)))
-    for j, name in enumerate(PLAYER_EXTRA):
+    for j, (name, player_divisor) in enumerate(PLAYER_EXTRA):
+        npc_entry = NPC_EXTRA[j] if j < len(NPC_EXTRA) else (name, 1)
+        assert npc_entry[0] == name  # the two tables list the skills in the same order
         effective = cols.learned[SKILL[name]][attackers]
-        divisor = np.where(player, PLAYER_DIVISORS[j],
-                           NPC_DIVISORS[j] if j < len(NPC_DIVISORS) else 1)
+        divisor = np.where(player, player_divisor, npc_entry[1])
         in_table = player | (j < len(NPC_EXTRA))
         chance = np.where(effective >= 0, effective // divisor, 0)  # effective is 0..100
         if name in halved:
@@ -361,7 +361,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
         return ok, np.where(npc, flat, effective)
 
     def adjust(name: str, chance: np.ndarray) -> np.ndarray:
-        if name in ("dodge", "parry", "blink", "hand_block"):  # R-DEF-5
+        if name in WEAK_STUN_HALVES:  # R-DEF-5
             chance = np.where(weak, tdiv_many(chance, 2), chance)
         seen = (blind_fighting > 1) & (percent(gen.random(n)) < blind_fighting)  # R-DEF-8
         adjusted = np.where(seen, np.trunc(chance / 1.5).astype(np.int64),

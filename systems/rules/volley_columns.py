@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from affray.defs import ARMOR_COLUMNS
+from affray.systems.rules.blow import CLASS_DIVISOR
+from affray.systems.rules.defence import FIGHTERS
 from affray.systems.rules.tohit import POSITION_RANK
 from affray.systems.rules.volley_protect import affect_mask, tdiv_many
 
@@ -30,11 +32,9 @@ SKILL = {name: i for i, name in enumerate(SKILLS)}
 # Defences an NPC's template may list, as bits of `Columns.npc_defences`.
 DEFENCE_BIT = {name: 1 << i for i, name in enumerate(
     ("shield_block", "blink", "cross_block", "parry", "hand_block", "dodge"))}
-FIGHTER_PROFESSIONS = ("warrior", "samurai", "paladin")
 # Profession codes the defences read.
 PROF_OTHER, PROF_FIGHTER, PROF_THIEF, PROF_NINJA, PROF_ANTI = 0, 1, 2, 3, 4
 WEAPON_NONE, WEAPON_OTHER, WEAPON_FLAIL, WEAPON_WHIP = 0, 1, 2, 3
-CLASS_DIVISORS = {"hybrid": 130, "agile": 110, "other": 100}
 
 # Plain numbers read straight off the sheet, by one C-level getter per creature.
 _NUMBERS = {
@@ -96,7 +96,7 @@ def _static_values(parts: tuple[Any, ...]) -> tuple[int, ...]:
     dice3 = dice or (0, 0, 0)
     hand3 = hand or (0, 0, 0)
     return (profession.thac00, profession.thac32,
-            CLASS_DIVISORS.get(profession.flag, 0) if player else 0, _profession_code(job),
+            CLASS_DIVISOR.get(profession.flag, 0) if player else 0, _profession_code(job),
             int(race == "hobbit"), int(weapon is not None), wclass, sharp, holy, *dice3,
             int(dice is not None), *hand3, int(hand is not None), _defence_mask(defences),
             *(gear.get(column, 0) for column in ARMOR_COLUMNS))
@@ -115,7 +115,7 @@ def _static_rows(world: World, sheets: list[Sheet]) -> np.ndarray:
 
 
 def _profession_code(name: str) -> int:
-    if name in FIGHTER_PROFESSIONS:
+    if name in FIGHTERS:
         return PROF_FIGHTER
     return {"thief": PROF_THIEF, "ninja": PROF_NINJA, "anti-paladin": PROF_ANTI}.get(
         name, PROF_OTHER)
