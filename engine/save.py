@@ -242,6 +242,8 @@ def load_world(path: str | Path) -> Any:
         raise SaveError(f"{path}: checksum mismatch: the save was altered or damaged")
     try:
         data = msgspec.json.decode(payload, type=SavePayload)
+    except RecursionError:
+        raise SaveError(f"{path}: malformed save payload: nested too deeply to read") from None
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         where, detail = decode_error_field(error) if isinstance(
             error, msgspec.ValidationError) else ("", str(error))

@@ -189,3 +189,15 @@ def test_a_world_run_past_its_end_saves_and_loads(tmp_path):
         assert loaded.pulse == 20
         loaded.run()
         assert loaded.pulse == 20
+
+
+def test_a_payload_nested_too_deeply_is_a_save_error(tmp_path):
+    """JSON nested 100,000 deep inside the content overlay: a SaveError, not the decoder's
+    RecursionError."""
+    body = b'{"content": {"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
+    header = {"format": FORMAT, "version": VERSION, "length": len(body),
+              "sha256": hashlib.sha256(body).hexdigest()}
+    path = tmp_path / "deep.sav"
+    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    with pytest.raises(affray.SaveError, match="nested too deeply"):
+        affray.load_world(path)
