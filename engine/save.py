@@ -223,7 +223,7 @@ def load_world(path: str | Path) -> Any:
     head, newline, payload = blob.partition(b"\n")
     try:
         header = msgspec.json.decode(head)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         raise SaveError(f"{path}: not an affray save (no header)") from None
     if not newline or not isinstance(header, dict) or header.get("format") != FORMAT:
         raise SaveError(f"{path}: not an affray save")

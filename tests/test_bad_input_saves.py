@@ -201,3 +201,10 @@ def test_a_payload_nested_too_deeply_is_a_save_error(tmp_path):
     path.write_bytes(json.dumps(header).encode() + b"\n" + body)
     with pytest.raises(affray.SaveError, match="nested too deeply"):
         affray.load_world(path)
+
+
+def test_a_header_nested_too_deeply_is_not_a_save(tmp_path):
+    path = tmp_path / "deep_header.sav"
+    path.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n{}")
+    with pytest.raises(affray.SaveError, match="not an affray save"):
+        affray.load_world(path)
