@@ -50,3 +50,28 @@ def test_r_imm_5_the_same_weapon_with_a_type_meets_the_immunity_end_to_end():
     assert kinds and set(kinds) == {"immune"}
     assert world.snapshot()["creatures"]["v"]["hp"] == 1000
     world.close()
+
+
+def test_r_imm_2_flags_combine_every_bit_they_name(duel):
+    """R-IMM-2: a hit's flags add up: each flag ORs its bits into the mask, none replaces
+    another's (a weapon-and-spell hit checks weapon and every spell bit; prayer and
+    magic together; water after the others), and flag names combine the same way."""
+    from affray.systems.rules import immunity
+
+    world = duel()
+    content, bits = world.content, world.content.bits
+    flags = immunity.flags_of
+    assert flags(("weapon", "spell", "water")) == (
+        immunity.WEAPON | immunity.SPELL | immunity.WATER)
+    assert flags(()) == 0
+
+    def mask(*names):
+        return immunity.hit_bits(content, "other", flags(names))
+
+    any_spell = bits["spell"] | bits["magic"] | bits["prayer"]
+    assert mask("weapon", "spell") == bits["weapon"] | any_spell
+    assert mask("weapon", "prayer") == bits["weapon"] | bits["prayer"] | bits["spell"]
+    assert mask("weapon", "magic") == bits["weapon"] | bits["magic"] | bits["spell"]
+    assert mask("prayer", "magic") == any_spell
+    assert mask("weapon", "water") == bits["weapon"] | bits["drowning"]
+    assert mask("weapon", "spell", "water") == bits["weapon"] | any_spell | bits["drowning"]

@@ -149,3 +149,52 @@ def test_r_stun_3_paralysis_roll_boundaries_end_to_end(duel):
     assert sorted(paralysed_round(duel, 23)) == weakened
     assert sorted(paralysed_round(duel, 45)) == weakened
     assert paralysed_round(duel, 46) == [("lost_round", "stun")]
+
+
+def test_r_stun_3_the_level_term_and_elapsed_ticks_in_a_running_world(duel):
+    """R-STUN-3 end to end: the chance counts 2 per level over the creature fought
+    (level 30 against 25: +10) and ticks from the pulse the paralysis came (added at
+    pulse 240, checked at 960: 3 ticks): 45 + 10 = 55, half 27: a draw of 27 ends it,
+    28 drops it to weak stun, 55 too, 56 keeps it."""
+    def round_at_960(draw: int) -> list[tuple[str, str]]:
+        world = duel("hp = 1000\nlevel = 30\nstats = { con = 20 }", "hp = 1000\nlevel = 25",
+                     extra=SURE)
+        pinned = fixed_percent(world, 100)
+        world.run(pulses=240)
+        world.add_affect("a", "paralysis")
+        world.add_affect("a", "stun")
+        world.start_fight("a", "v")
+        world.run(pulses=720)
+        start = len(world.events)
+        pinned.value = draw
+        world.tick()
+        return sorted((e.kind, getattr(e, "state", getattr(e, "why", "")))
+                      for e in world.events[start:]
+                      if e.kind in ("stun", "lost_round") and e.target == "a")
+
+    assert round_at_960(27) == [("stun", "none")]
+    assert round_at_960(28) == [("lost_round", "stun"), ("stun", "weak_stun")]
+    assert round_at_960(55) == [("lost_round", "stun"), ("stun", "weak_stun")]
+    assert round_at_960(56) == [("lost_round", "stun")]
+
+
+def test_r_stun_5_standing_needs_wait_0_and_daze_of_1_counts(duel):
+    """R-STUN-5 / R-LAG-3: a prone creature with a wait of 1 does not stand (and says so:
+    try_stand is False); a daze of 1 pulse is a daze (a draw of 24 keeps it down); a
+    creature that is not prone does not stand up."""
+    from affray.systems.rules.stun import try_stand
+
+    world = duel("", 'position = "sitting"')
+    sheet = world.sheet("v")
+    fixed_percent(world, 24)
+    world.lag.wait[sheet.creature.slot] = 1
+    assert try_stand(world, sheet) is False and sheet.vitals.position == "sitting"
+    world.lag.wait[sheet.creature.slot] = 0
+    world.lag.daze[sheet.creature.slot] = 1
+    world.lag.dazed = True
+    assert try_stand(world, sheet) is False and sheet.vitals.position == "sitting"
+    world.rng.value = 25
+    assert try_stand(world, sheet) is True and sheet.vitals.position == "fighting"
+    assert try_stand(world, sheet) is False  # standing already
+    stunned = duel("", 'position = "sitting"\naffects = ["stun"]')
+    assert try_stand(stunned, stunned.sheet("v")) is False
