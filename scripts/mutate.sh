@@ -4,6 +4,8 @@
 #   scripts/mutate.sh protections            # or tohit, defence, lag, stun, immunity, blow, damage
 #   scripts/mutate.sh protections results    # list the surviving mutants afterwards
 #   scripts/mutate.sh protections show 17    # one mutant's diff
+#   MUTATE_REFRESH=1 scripts/mutate.sh stun  # after new commits: refresh the copy, keep
+#                                            # the cache (only survivors run again)
 #
 # mutmut 2 mutates the file in place, so it runs in a copy (MUTATE_DIR, default
 # /tmp/affray-mutate) of the committed tree, never in the working tree other people test
@@ -16,21 +18,23 @@ shift || true
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 dir=${MUTATE_DIR:-/tmp/affray-mutate}
 declare -A tests=(
-  [protections]="tests/test_fidelity_protections.py tests/test_protections.py"
-  [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py"
-  [stun]="tests/test_fidelity_round.py tests/test_stun.py"
+  [protections]="tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py"
+  [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py tests/test_protections.py"
+  [stun]="tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
   [lag]="tests/test_lag.py"
   [tohit]="tests/test_tohit.py tests/test_fidelity_protections.py"
-  [damage]="tests/test_fidelity_positions.py tests/test_melee.py"
-  [blow]="tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py"
+  [damage]="tests/test_fidelity_positions.py tests/test_melee.py tests/test_protections.py"
+  [blow]="tests/test_fidelity_blow.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py"
   [defence]="tests/test_fidelity_defence.py tests/test_defence.py"
 )
 [[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
-if [[ ! -d "$dir/_pkg" ]]; then
+if [[ ! -d "$dir/_pkg" || -n "${MUTATE_REFRESH:-}" ]]; then
+  # A fresh commit into the copy; mutmut's cache stays: killed mutants stay killed,
+  # survivors are tried again against the new tests (MUTATE_REFRESH=1).
   mkdir -p "$dir"
   git -C "$root" archive HEAD | tar -x -C "$dir"
-  for sub in components systems content benchmarks; do ln -s "../$sub" "$dir/engine/$sub"; done
-  mkdir "$dir/_pkg" && ln -s ../engine "$dir/_pkg/affray"
+  for sub in components systems content benchmarks; do ln -sfn "../$sub" "$dir/engine/$sub"; done
+  mkdir -p "$dir/_pkg" && ln -sfn ../engine "$dir/_pkg/affray"
 fi
 cd "$dir"
 export PYTHONPATH="$dir/_pkg"
