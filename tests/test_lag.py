@@ -162,3 +162,42 @@ def test_r_lag_6_the_tier_keeps_a_fraction_of_the_new_value_then_the_larger(duel
     third = duel("npc_tier = 3")
     third.lag.wait[third.sheet("a").creature.slot] = 10
     assert raise_lag(third, third.sheet("a"), "wait", 25, own=False) == 12
+
+
+def test_r_lag_5_the_immortals_wait_is_stored_as_1(duel):
+    """R-LAG-5: the stored wait (not just the setter's answer) is 1."""
+    world = duel("immortal = true")
+    raise_lag(world, world.sheet("a"), "wait", 30, own=False)
+    assert world.wait_of("a") == 1
+
+
+def test_r_lag_3_a_daze_counts_at_once_and_while_it_lasts(duel):
+    """R-LAG-3: a daze cuts skills from the moment a setter puts it on (the engine's
+    setter or the scripting field), and still on later pulses while it counts down:
+    dodge 75 -> 50, until the daze runs out."""
+    world = duel("player = true\nskills = { dodge = 75 }")
+    sheet = world.sheet("a")
+    world.tick()  # nobody dazed: the table knows it
+    assert effective_skill(world, sheet, "dodge") == 75
+    raise_lag(world, sheet, "daze", 3, own=False)
+    assert effective_skill(world, sheet, "dodge") == 50
+    world.tick()
+    world.tick()
+    assert world.daze_of("a") == 1 and effective_skill(world, sheet, "dodge") == 50
+    world.tick()
+    assert world.daze_of("a") == 0 and effective_skill(world, sheet, "dodge") == 75
+    world.set_daze("a", 2)
+    assert effective_skill(world, sheet, "dodge") == 50
+
+
+def test_r_lag_1_more_creatures_than_the_first_table_holds(make_world):
+    """R-LAG-1: the lag table grows past its first 64 slots: 70 creatures each keep
+    their own wait and count down."""
+    rows = ['"' + "." * 10 + '"'] * 7
+    creatures = "".join(f'[[creatures]]\nid = "c{i}"\nat = [{i % 10}, {i // 10}]\n'
+                        for i in range(70))
+    world = make_world(f'name = "crowd"\n[map]\nrows = [{", ".join(rows)}]\n{creatures}')
+    for i in (0, 63, 64, 69):
+        world.set_wait(f"c{i}", 10 + i)
+    world.tick()
+    assert [world.wait_of(f"c{i}") for i in (0, 1, 63, 64, 69)] == [9, 0, 72, 73, 78]
