@@ -11,12 +11,15 @@ fighter takes one of two paths in the same round:
 - the scalar path (`melee.fighter_turn`, the per-blow pipeline) otherwise.
 
 How: the vectorised fighters' blows are computed all at once from the state at the
-start of the round, as if everyone lived (volley_blows.py); then one pass walks the
-fighters in spawn order and applies them: a fighter dead by its turn is skipped, a
-target dead by then ends the fight, a kill ends the blows of that turn (R-DMG-2), each
-blow's event is appended in the scalar path's order with its fields. Whatever a later
-blow could see changed is handled exactly:
-- a scalar fighter's turn runs where it falls, on the live state;
+start of the round, as if everyone lived (volley_blows.py); then the fighters are walked
+in spawn order. Runs of consecutive vectorised turns in which no blow can bring a target
+to 0 hit points or below are applied in bulk (events in order, hit points, movement);
+a turn that may kill is walked blow by blow: a kill ends it (R-DMG-2), a fighter dead by
+its turn gets none, a target dead by then ends the fight (R-MELEE-2). Each blow's event
+is the scalar path's, in its order, with its fields. Whatever a later blow could see
+changed is handled exactly:
+- a scalar fighter's turn runs where it falls, on the live state, and the creatures it
+  touched have their later turns walked singly;
 - a plain fighter or target whose position changed before its turn (a player knocked
   down the hit point ladder) takes the scalar path for that turn; a ladder fall inside a
   vectorised turn finishes that turn's remaining blows on the scalar path;
@@ -50,7 +53,6 @@ if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
-VECTORISE = ("auto", "never")
 HOOK_KINDS = ("on_fight", "pre_damage", "post_damage", "on_immune")
 MOST_BLOWS = 6          # first, haste, four attack skills
 MOST_REPLANS = 8        # then the rest of a hook-heavy round runs scalar
@@ -58,7 +60,7 @@ MOST_REPLANS = 8        # then the rest of a hook-heavy round runs scalar
 
 def wanted(world: World, fighters: int) -> bool:
     """Vectorise this round? The world option, the fighter count, the rule registries."""
-    if getattr(world, "vectorise", "never") != "auto":
+    if world.vectorise != "auto":
         return False
     if fighters < world.content.fight.vectorise_min_fighters:
         return False
