@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,10 +72,11 @@ class StaticRows:
     combination (keyed by the objects' identities; the objects are kept alive here so an
     identity is never reused). Held by the World (`World.volley_cache`)."""
 
-    __slots__ = ("index", "keep", "rows", "table")
+    __slots__ = ("index", "keep", "last", "rows", "table")
 
     def __init__(self) -> None:
         self.index: dict[tuple[Any, ...], int] = {}
+        self.last: dict[int, tuple[tuple[Any, ...], int]] = {}  # entity -> (parts, row)
         self.keep: list[tuple[Any, ...]] = []
         self.rows: list[tuple[int, ...]] = []
         self.table = np.zeros((0, len(_STATIC_FIELDS)), dtype=np.int64)
@@ -106,8 +108,17 @@ def _static_rows(world: World, sheets: list[Sheet]) -> np.ndarray:
     cache = world.volley_cache
     if cache is None or len(cache.rows) > 4 * len(sheets) + 1024:
         cache = world.volley_cache = StaticRows()
-    row = cache.row
-    index = [row(_STATIC(sheet)) for sheet in sheets]
+    row, last = cache.row, cache.last
+    index = []
+    append = index.append
+    for sheet, parts in zip(sheets, map(_STATIC, sheets), strict=True):
+        known = last.get(sheet.entity)
+        if known is not None and known[0] == parts:  # the same objects as last time
+            append(known[1])
+        else:
+            found = row(parts)
+            last[sheet.entity] = (parts, found)
+            append(found)
     if len(cache.table) < len(cache.rows):
         cache.table = np.array(cache.rows, dtype=np.int64).reshape(len(cache.rows),
                                                                    len(_STATIC_FIELDS))
@@ -161,10 +172,10 @@ def gather(world: World, sheets: list[Sheet]) -> Columns:
     """Read the creatures into columns (C-level getters, then look-up tables), then the
     effective skills."""
     n = len(sheets)
-    numbers = np.array([_NUMBER_GETTER(sheet) for sheet in sheets], dtype=np.int64)
-    numbers = numbers.reshape(n, len(_NUMBERS))
+    numbers = np.fromiter(chain.from_iterable(map(_NUMBER_GETTER, sheets)), dtype=np.int64,
+                          count=n * len(_NUMBERS)).reshape(n, len(_NUMBERS))
     raw = {name: numbers[:, i] for i, name in enumerate(_NUMBERS)}
-    objects = [_OBJECTS(sheet) for sheet in sheets]
+    objects = list(map(_OBJECTS, sheets))
     (positions, affects, learned_dicts, degrees, seconds, weapon_skills, fighting) = (
         list(column) for column in zip(*objects, strict=True)) if n else ([],) * 7
     raw["rank"] = _column([POSITION_RANK[p] for p in positions])
@@ -189,7 +200,8 @@ def gather(world: World, sheets: list[Sheet]) -> Columns:
     found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
              for name, value in known.items() if name in SKILL]
     if found:
-        where = np.array(found, dtype=np.int64).reshape(len(found), 3)
+        where = np.fromiter(chain.from_iterable(found), dtype=np.int64,
+                            count=3 * len(found)).reshape(len(found), 3)
         learned_raw[where[:, 0], where[:, 1]] = where[:, 2]
     raw["weapon_learned"] = _column([k.get(name, -1) for k, name in
                                      zip(learned_dicts, weapon_skills, strict=True)])
