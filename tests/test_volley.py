@@ -383,3 +383,22 @@ def test_bulk_runs_stop_at_every_death_and_shared_victim(monkeypatch, window: in
         vector = run_pinned(siege_text(), "auto", u, pulses=61)
         assert vector == run_pinned(siege_text(), "never", u, pulses=61), f"u = {u}"
     assert any(e["kind"] == "death" for e in vector)
+
+
+def test_the_default_knob_vectorises_rounds_of_128_fighters_or_more(monkeypatch) -> None:
+    """content/fight.toml's vectorise_min_fighters (128, the measured crossover) is what
+    switches a round to the vectorised path, with no scenario setting."""
+    calls: list[int] = []
+    real = volley.compute_blows
+    monkeypatch.setattr(volley, "compute_blows", lambda world, cols, a, v: (
+        calls.append(len(a)), real(world, cols, a, v))[1])
+    assert default_content().fight.vectorise_min_fighters == 128
+    for pairs in (63, 64):
+        rows = ", ".join('"..."' for _ in range(pairs))
+        text = f'name = "mob"\n[map]\nrows = [{rows}]\n' + "".join(
+            creature(f"a{i}", (0, i), f"b{i}", 'template = "kobold"')
+            + creature(f"b{i}", (1, i), f"a{i}", 'template = "kobold"') for i in range(pairs))
+        world = world_from_text(text, seed=2)
+        world.tick()
+        world.close()
+    assert calls == [128]
