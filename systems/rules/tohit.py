@@ -55,7 +55,7 @@ def hitroll_ten_thousandths(sheet: Sheet, skill: int, content: Content) -> int:
     """R-HIT-2's effective hitroll in whole 1/10000ths: hitroll * skill * (100 + strength
     hit bonus), exact."""
     strength = sheet.stats.strength
-    str_hit = content.stats.str_.hit[0 if strength < 0 else 28 if strength > 28 else strength]
+    str_hit = content.stats.str_.hit[stat_index(strength)]
     return sheet.offense.hitroll * skill * (100 + str_hit)
 
 
@@ -99,7 +99,7 @@ def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> flo
     knobs = content.fight.armor
     level = victim.level.level + victim.level.remorts
     dex = victim.stats.dexterity
-    defensive = content.stats.dex.defensive[0 if dex < 0 else 28 if dex > 28 else dex]
+    defensive = content.stats.dex.defensive[stat_index(dex)]
     value = knobs.ev_level * level + knobs.ev_dex * (-defensive) * min(1.0, level / 100.0)
     vitals = victim.vitals
     if POSITION_RANK[vitals.position] < FIGHTING or vitals.move <= 0:
