@@ -477,10 +477,15 @@ def test_version_prints_the_package_version():
     assert (result.returncode, result.stdout) == (0, f"affray {affray.__version__}\n")
 
 
-def test_a_reader_that_stops_early_ends_the_run_quietly():
-    """`affray demo --json | head -c 100`: the closed pipe ends the command with status
-    141 (128 + SIGPIPE) and nothing on stderr, never a BrokenPipeError traceback."""
-    process = subprocess.Popen([sys.executable, "-m", "affray", "demo", "--json"],
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    """`affray run --json | head -c 100`: the closed pipe ends the command with status
+    141 (128 + SIGPIPE) and nothing on stderr, never a BrokenPipeError traceback. The
+    document (a 300,000-cell map in its snapshot) is far larger than a pipe's buffer, so
+    the command is still writing when the reader goes away."""
+    wide = tmp_path / "wide.toml"
+    wide.write_text(f'[map]\nrows = ["{"." * 300_000}"]\n[[creatures]]\nid = "a"\n'
+                    f'at = [0, 0]\n', encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "affray", "run", str(wide), "--json"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout is not None and process.stderr is not None
     assert len(process.stdout.read(100)) == 100
