@@ -75,10 +75,13 @@ def summarize(world: World) -> Summary:
     return Summary(rows=rows, winner=winner)
 
 
-def print_summary(summary: Summary, out: TextIO = sys.stdout) -> None:
-    """The summary as a rich table (plain text when `out` is not a terminal)."""
+def print_summary(summary: Summary, out: TextIO | None = None) -> None:
+    """The summary as a rich table (plain text when `out`, stdout by default, is not a
+    terminal)."""
     from rich.console import Console
     from rich.table import Table
+
+    out = sys.stdout if out is None else out
 
     table = Table(title="Summary", title_justify="left")
     for name, justify in (("creature", "left"), ("side", "left"), ("hp", "right"),
