@@ -144,7 +144,7 @@ def file_kind(data: dict[str, Any], source: str) -> str:
     # `creatures` and `items` are both: a scenario's are lists of tables ([[creatures]]),
     # content's are tables of named entries ([creatures.kobold]).
     scenario_only = [key for key in data if key in SCENARIO_KEYS
-                     and (key not in content_kinds or isinstance(data[key], list))]
+                     and (key not in content_kinds or not isinstance(data[key], dict))]
     content_only = [key for key in data if key not in scenario_only]
     if scenario_only and content_only:
         raise ScenarioError(
