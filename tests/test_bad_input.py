@@ -86,7 +86,7 @@ MORE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "unknown_top_key": ("colour = 3\n" + pair(), ("[colour]", "neither a scenario key")),
     "scenario_with_content_kind": (pair() + '[spells.zap]\ntype = "fire"\nshape = "bolt"\n',
                                    ("mixes scenario keys", "[content.<kind>]")),
-    "items_a_number": (ROOM + "items = 5\n", ("field 'items'", "Expected `array`")),
+    "items_a_number": ("items = 5\n" + ROOM, ("field 'items'", "Expected `array`")),
     "creatures_as_table_in_scenario": (ROOM + '[creatures.kobold]\nlevel = 3\n',
                                        ("mixes scenario keys",)),
     # creatures: where they stand
