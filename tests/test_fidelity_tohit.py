@@ -109,3 +109,132 @@ def test_r_hit_1_a_legacy_hit_is_never_a_critical(duel):
     blows = [e for e in world.events if e.kind == "damage" and e.source == "a"]
     assert len(blows) > 10
     assert {(e.amount, e.critical) for e in blows} == {(10, False)}
+
+
+class StubRng:
+    """Every percent draw is `pct`, every d20 face `face`, every uniform `u`."""
+
+    def __init__(self, pct: int = 100, face: int = 10, u: float = 0.5) -> None:
+        self.pct, self.face, self.u = pct, face, u
+        self.percents = 0
+
+    def percent(self) -> int:
+        self.percents += 1
+        return self.pct
+
+    def number_range(self, low: int, high: int) -> int:
+        return self.face
+
+    def random(self) -> float:
+        return self.u
+
+
+def lowest_hitting_face(world, pct: int = 100, column: str = "bash") -> int:
+    """R-HIT-1: the lowest d20 face (1..18) on which a's legacy blow hits v."""
+    a, v = world.sheet("a"), world.sheet("v")
+    blind = 0 if "blind" not in a.affects.levels else 50
+    armor_use = v.skills.learned.get("armor_use", 0)
+    for face in range(1, 19):
+        roll = tohit.roll_legacy(a, v, 100, column, StubRng(pct, face), world.content,
+                                 blind, armor_use)
+        if roll.hit:
+            return face
+    return 19
+
+
+LEGACY = '[content.fight]\nmodel = "legacy"\n'
+# A mobile of level 24 with hitroll 12 (hr = 12 - 24/2 = 0) and a 100 skill: thac0 2.
+MOBILE = 'profession = "mobile"\nlevel = 24\nhitroll = 12'
+MOBILE_HR0 = 'profession = "mobile"\nlevel = 24\nhitroll = 0'
+
+
+def test_r_hit_1_legacy_thac0_compression_boundaries(duel):
+    """R-HIT-1: thac0 = interpolate(L, thac00, thac32), halved below 0, then below -5
+    compressed to -5 + (thac0 + 5)/2 (truncating): a mobile at 24 is 2 (untouched); a
+    warrior at 35 is -12 -> -6 -> -5; at 34, -11 -> -5 (not compressed); hitroll and
+    strength: hr 50 at STR 20 (+4%) -> 52, skill 120 -> 62 off."""
+    def thac0(attacker: str, skill: int = 100) -> int:
+        world = duel(attacker, "")
+        return tohit.legacy_thac0(world.sheet("a"), skill, world.content)
+
+    assert thac0(MOBILE) == 2
+    assert thac0('profession = "warrior"\nlevel = 35\nhitroll = 17') == -5
+    assert thac0('profession = "warrior"\nlevel = 34\nhitroll = 17') == -5
+    # warrior 35: -5; hr = 67 - 17 = 50; 50 + 50*4/100 = 52; 52*120/100 = 62; skill
+    # term 5*(100-120)/100 = -1: -5 - 62 - 1 = -68
+    assert thac0('profession = "warrior"\nlevel = 35\nhitroll = 67\nstats = { str = 20 }',
+                 120) == -68
+
+
+def test_r_hit_1_legacy_armor_class_dex_only_awake_and_compression(duel):
+    """R-HIT-1: AC/10 of the column plus the dex defensive bonus while awake (DEX 20:
+    -50), compressed below -20: armor 210 -> -21 -> ((-1)*2)/3 - 20 = -20; armor 200
+    and DEX 20 awake: -25 -> -23; the same asleep: -20."""
+    def ac(victim: str) -> int:
+        world = duel("", victim)
+        return tohit.legacy_armor_class(world.sheet("v"), "bash", world.content)
+
+    assert ac("armor = { bash = 210 }\nstats = { dex = 13 }") == -20
+    assert ac("armor = { bash = 200 }\nstats = { dex = 20 }") == -23
+    assert ac('armor = { bash = 200 }\nstats = { dex = 20 }\nposition = "sleeping"') == -20
+
+
+def test_r_hit_1_legacy_roll_modifiers_move_the_needed_face(duel):
+    """R-HIT-1: the blow hits iff face >= thac0 - ac: thac0 2 against AC 0 needs 2;
+    armor use (a successful roll) lowers AC by level/2 (level 10: 5 more needed); a
+    blind attacker failing blind fighting: 4 more; a victim below fighting: 4 fewer,
+    asleep 10 fewer; no movement: 10 fewer; face 0 misses, 19 hits."""
+    def needed(victim: str, attacker: str = MOBILE, pct: int = 100) -> int:
+        return lowest_hitting_face(duel(attacker, f"level = 10\nstats = {{ dex = 13 }}\n"
+                                                  f"{victim}", extra=LEGACY), pct)
+
+    assert needed("") == 2
+    assert needed("skills = { armor_use = 100 }", pct=1) == 7
+    assert needed("skills = { armor_use = 100 }", pct=100) == 2
+    assert needed("", MOBILE + '\naffects = ["blind"]', pct=100) == 6
+    assert needed("", MOBILE + '\naffects = ["blind"]', pct=1) == 2
+    assert needed('position = "fighting"') == 2
+    assert needed('position = "sitting"') == 1        # 2 - 4 = -2: any middle face
+    assert needed("move = 1") == 2
+    world = duel(MOBILE_HR0, 'level = 10\nposition = "resting"', extra=LEGACY)
+    # hr = -12: thac0 = 2 + 12 = 14; resting +4: needs 10
+    assert lowest_hitting_face(world) == 10
+    asleep = duel(MOBILE_HR0, 'level = 10\nposition = "sleeping"', extra=LEGACY)
+    assert lowest_hitting_face(asleep) == 4
+    tired = duel(MOBILE_HR0, "level = 10\nmove = 0", extra=LEGACY)
+    assert lowest_hitting_face(tired) == 4
+    a, v = world.sheet("a"), world.sheet("v")
+    assert tohit.roll_legacy(a, v, 100, "bash", StubRng(face=0), world.content, 0, 0).hit \
+        is False
+    assert tohit.roll_legacy(a, v, 100, "bash", StubRng(face=1), world.content, 0, 0).hit \
+        is False
+    assert tohit.roll_legacy(a, v, 100, "bash", StubRng(face=19), world.content, 0, 0).hit
+
+
+def test_r_hit_2_to_5_the_armor_models_roll_uses_accuracy_and_evasion(duel):
+    """R-HIT-2..5: roll_armor_model hits a middle face iff the uniform is below (P -
+    0.05)/0.9 with P from accuracy and evasion; a blind attacker that fails blind
+    fighting meets evasion x blind_factor (so a uniform between the two thresholds hits
+    only when it sees); a hobbit's face 0 is a critical; armor use of 2 is practised."""
+    world = duel('level = 30\nhitroll = 40\nprofession = "warrior"', "level = 30")
+    a, v, content = world.sheet("a"), world.sheet("v"), world.content
+    acc = tohit.accuracy(a, 100, content)
+    seeing = tohit.hit_chance(acc, tohit.evasion(v, content, False), content)
+    failing = tohit.hit_chance(acc, tohit.evasion(v, content, True), content)
+    assert failing < seeing
+    high, low = (seeing - 0.05) / 0.9, (failing - 0.05) / 0.9
+    between = (high + low) / 2
+
+    def roll(u: float, pct: int = 100, armor_use: int = 0):
+        return tohit.roll_armor_model(a, v, 100, StubRng(pct, 5, u), content, 0, armor_use)
+
+    assert roll(high - 1e-9).hit and not roll(high + 1e-9).hit
+    assert roll(between).hit
+    world.add_affect("a", "blind")
+    assert not roll(between).hit          # blind fighting 0: fails, evasion x1.5
+    assert roll(low - 1e-9).hit
+    assert roll(0.5, pct=1, armor_use=2).armor_bonus == 15
+    hobbit = duel('race = "hobbit"', "")
+    roll0 = tohit.roll_armor_model(hobbit.sheet("a"), hobbit.sheet("v"), 100,
+                                   StubRng(face=0), hobbit.content, 0, 0)
+    assert (roll0.hit, roll0.critical) == (True, True)
