@@ -270,6 +270,9 @@ def parse_toml(text: str, source: str, error: type[AffrayError] = ContentError
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:
+        if text.startswith('{"format":"affray-save"'):
+            raise error(f"{source}: an affray save, not a TOML file: load it with "
+                        f"affray.load_world (or `affray render`)") from None
         raise error(f"{source}: not valid TOML: {problem}") from None
     except RecursionError:  # tomllib recurses once per level of nested arrays or tables
         raise error(f"{source}: not valid TOML: arrays or inline tables nested too deeply "

@@ -398,3 +398,17 @@ def test_check_says_which_kind_of_file_it_read(tmp_path, capsys, case):
         assert "a content file ([spells]), not a scenario" in capsys.readouterr().err
     else:
         assert status == 1 and problem in err and str(path) in err, err
+
+
+def test_check_and_run_of_a_save_say_it_is_a_save(tmp_path, capsys):
+    """A save given to `check` or `run` (which read TOML) says what it is."""
+    from conftest import duel_text, world_from_text
+
+    world = world_from_text(duel_text())
+    try:
+        world.save(str(tmp_path / "fight.sav"))
+    finally:
+        world.close()
+    for command in ("check", "run"):
+        assert cli_main([command, str(tmp_path / "fight.sav")]) == 1
+        assert "an affray save, not a TOML file" in capsys.readouterr().err
