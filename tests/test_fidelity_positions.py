@@ -91,3 +91,39 @@ def test_r_stun_5_a_stunned_sitting_victim_stays_down_when_hurt(duel):
     assert [e.amount for e in down.events if e.kind == "damage" and e.source == "a"] == [15, 15]
     assert positions(up) == [(0, "v", "sitting", "fighting")]
     assert [e.amount for e in up.events if e.kind == "damage" and e.source == "a"] == [15, 10]
+
+
+def test_r_dmg_1_a_hit_of_0_neither_wakes_nor_runs_post_damage_effects(duel):
+    """R-DMG-1: a hit that takes nothing (0 after protections) is a damage event of 0
+    and stops there: no inflict, no waking, no post-damage hooks."""
+    world = duel(TOUGH, TOUGH + '\nposition = "sleeping"')
+    calls: list[int] = []
+    world.rules.add_hook("post_damage", ("creature", "v"), lambda hit, w: calls.append(1))
+    world.damage("a", "v", 0, "harm")
+    assert positions(world) == [] and calls == []
+    assert world.sheet("v").vitals.position == "sleeping"
+    assert world.sheet("v").combat.fighting is None
+
+
+def test_a_creature_below_sleeping_does_not_start_fighting_when_hurt(duel):
+    """Only a victim above stunned starts fighting its attacker: a player knocked to
+    incapacitated (-4) by "a" does not fight it."""
+    world = duel(TOUGH, "player = true\nhp = 10\nmax_hp = 10")
+    world.damage("a", "v", 14, "harm", cause="raw")
+    assert world.sheet("v").vitals.position == "incap"
+    assert world.sheet("v").combat.fighting is None
+
+
+def test_the_dead_lie_dead_and_fight_no_one(duel):
+    """Death: the snapshot says position "dead" and fighting nothing (null)."""
+    import pytest
+
+    from affray.systems.rules.hit import VictimDeath
+
+    world = duel(TOUGH, "hp = 5")
+    world.start_fight("a", "v")
+    with pytest.raises(VictimDeath):
+        world.damage("a", "v", 50, "harm", cause="raw")
+    creature = world.snapshot()["creatures"]["v"]
+    assert creature["position"] == "dead"
+    assert world.sheet("v").combat.fighting is None
