@@ -38,6 +38,9 @@ if [[ ! -d "$dir/_pkg" || -n "${MUTATE_REFRESH:-}" ]]; then
 fi
 cd "$dir"
 export PYTHONPATH="$dir/_pkg"
+if ! command -v mutmut > /dev/null && [[ -x "$root/.venv/bin/mutmut" ]]; then
+  export PATH="$root/.venv/bin:$PATH"  # the checkout's venv (README), not activated
+fi
 if [[ $# -gt 0 ]]; then exec mutmut "$@"; fi
 exec mutmut run --paths-to-mutate "systems/rules/$module.py" \
   --runner "python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]}"
