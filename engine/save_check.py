@@ -38,9 +38,10 @@ from affray.events import event_from_dict
 from affray.grid import Grid, Terrain
 from affray.rng import Rng
 from affray.save import SavePayload, _dec_hook, _decode_array, _enc_hook
-from affray.scenario import MAX_SEED
+from affray.scenario import MAX_SEED, TERRAIN_KINDS
 from affray.systems.rules.lag import LagTable
 from affray.validate import MAX_PULSE
+from affray.world import DEFAULT_LEGEND
 
 # A save may leave gaps in entity ids (deleted entities), but not absurd ones: each gap is
 # a placeholder entity made and dropped on load.
@@ -97,8 +98,10 @@ def _check_clock(data: SavePayload) -> None:
              f"end_pulse: {data.end_pulse} is before the current pulse {data.pulse}"
              if data.end_pulse < data.pulse else f"end_pulse: {data.end_pulse} is too large")
     need(data.spawned >= 0, f"spawned: must be 0 or more, got {data.spawned}")
-    for symbol in data.legend:
+    for symbol, name in data.legend.items():
         need(len(symbol) == 1, f"legend: symbol {symbol!r} must be one character")
+        need(name in TERRAIN_KINDS or name in DEFAULT_LEGEND.values(),
+             f"legend: {symbol!r} names unknown terrain {name!r}")
 
 
 def _grid_arrays(data: SavePayload) -> dict[str, np.ndarray]:

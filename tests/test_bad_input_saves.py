@@ -138,6 +138,8 @@ EDITS: dict[str, tuple[Callable[[dict], None], str]] = {
     "event_unknown_kind": (lambda d: d["events"].append({"pulse": 1, "kind": "explode"}),
                            "missing or unknown 'explode'"),
     "legend_long_symbol": (lambda d: d["legend"].update(ab="wall"), "legend: symbol 'ab'"),
+    "legend_unknown_terrain": (lambda d: d["legend"].update({"#": "lava"}),
+                               "legend: '#' names unknown terrain 'lava'"),
     "content_bad": (lambda d: d.update(content={"spells": {"zap": {"type": "fire"}}}),
                     "content: "),
     "spawned_rewound": (_set(["spawned"], 0), "new spawns would reuse it"),
