@@ -71,21 +71,52 @@ def duel_rate(sizes: DuelPlan) -> list[Result]:
 
 def pool_speedup(sizes: DuelPlan) -> list[Result]:
     """The same batch on 1 worker (in process) and on 2 worker processes (a warmed pool):
-    the speed-up is the 1-worker time over the 2-worker time."""
+    the speed-up is the 1-worker time over the 2-worker time.
+
+    On a machine others are using, 2 workers may not get 2 cores, so the notes also say
+    how many cores the workers did get (their CPU time over the wall time) and the CPU
+    each run cost both ways: the speed-up 2 free cores would give is 2 x (CPU per run on
+    1 worker) / (CPU per run on 2 workers, parent included)."""
     scenario = builtin_scenario("duel")
     runs = sizes.pool_runs
     batch(scenario, 2)  # warm-up
+    cpu_one = time.process_time()
     one = time_repeats(lambda: batch(scenario, runs, workers=1), 1)
+    cpu_one = time.process_time() - cpu_one
     with ProcessPoolExecutor(max_workers=2, mp_context=_context()) as pool:
         batch(scenario, 4, executor=pool)  # start and warm both workers, untimed
+        pids = [process.pid for process in pool._processes.values()  # type: ignore[union-attr]
+                if process.pid is not None]
+        before, parent = _cpu_seconds(pids), time.process_time()
         two = time_repeats(lambda: batch(scenario, runs, executor=pool), 1)
+        workers_cpu = _cpu_seconds(pids) - before
+        cpu_two = workers_cpu + time.process_time() - parent
     one_row = result_from("batch, 1 worker", f"{runs:,} duels", "duel", runs, one,
-                          note=f"{runs / one[0]:,.0f} duels/s")
+                          note=f"{runs / one[0]:,.0f} duels/s, {cpu_one / runs * 1e3:.2f} "
+                               f"CPU ms a duel")
     two_row = result_from("batch, 2 workers", f"{runs:,} duels", "duel", runs, two,
-                          note=f"{runs / two[0]:,.0f} duels/s (pool warmed first)")
+                          note=f"{runs / two[0]:,.0f} duels/s (pool warmed first); "
+                               f"workers got {workers_cpu / two[0]:.2f} cores; "
+                               f"{cpu_two / runs * 1e3:.2f} CPU ms a duel: "
+                               f"{2 * cpu_one / cpu_two:.2f}x on 2 free cores")
     two_row.ratio = one[0] / two[0]
     two_row.ratio_of = "speed-up over 1 worker"
     return [one_row, two_row]
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of these processes so far (Linux /proc; 0 elsewhere)."""
+    import os
+
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 IDLE = """name = "idle"
