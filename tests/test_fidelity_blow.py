@@ -75,3 +75,130 @@ def test_r_melee_3_damroll_counts_at_most_100_percent_of_skill(duel):
     """R-MELEE-3: dam += damroll * min(100, skill) / 100: skill 120 counts as 100:
     damroll 200 adds 200 (not 240): 50 + 200 = 250, trimmed 200."""
     assert first_blow(duel, 'damroll = 200\nwield = "fixed_blade"', 99) == 200
+
+
+# -- more of the mutation run's survivors (docs/decisions.md, "Mutation testing") --------
+MORE_ITEMS = (
+    '[content.items.ten_blade]\nclass = "weapon"\nmaterial = "steel"\ndamage = "10d1"\n'
+    'damage_type = "slash"\nweapon_class = "sword"\n'
+    '[content.items.plus_blade]\nclass = "weapon"\nmaterial = "steel"\ndamage = "10d1+3"\n'
+    'damage_type = "slash"\nweapon_class = "sword"\n'
+    '[content.items.hundred_blade]\nclass = "weapon"\nmaterial = "steel"\n'
+    'damage = "100d1"\ndamage_type = "slash"\nweapon_class = "sword"\n'
+)
+
+
+def blows_of(duel, attacker: str, victim: str = VICTIM, draw: int = 99,
+             pulses: int = 1) -> list[int]:
+    world = duel(f"level = 20\nhp = 5000\nstats = {{ str = 20 }}\n{attacker}", victim,
+                 extra=SURE + ITEMS + MORE_ITEMS)
+    fixed_percent(world, draw)
+    world.sheet("a").combat.fighting = "v"
+    world.fighting.add(world.sheet("a").entity)
+    world.run(pulses=pulses)
+    return [e.amount for e in world.events if e.kind == "damage" and e.source == "a"]
+
+
+def test_r_melee_3_an_npcs_hand_dice_only_when_better_than_its_weapon(duel):
+    """R-MELEE-3 (damBase): an NPC strikes with its hand dice only when their average
+    beats its weapon's: hand 5d1+5 (average 10) against 10d1 (average 10): the weapon:
+    10 x 120% = 12, x21/20 = 12, trimmed 9; hand 3d1+2 alone: always 5."""
+    assert blows_of(duel, 'damage = "5d1+5"\nwield = "ten_blade"') == [9]
+    assert set(blows_of(duel, 'damage = "3d1+2"', pulses=200)) == {5}
+
+
+def test_r_melee_3_weapon_dice_bonus_and_the_blow_skill(duel):
+    """R-MELEE-3: (dice + bonus) x skill / 100 with skill 20 + weapon skill: 10d1+3 ->
+    13 x 120% = 15, x21/20 = 15, trimmed 12; 100d1 -> 120 -> 126 -> 100."""
+    assert blows_of(duel, 'wield = "plus_blade"') == [12]
+    assert blows_of(duel, 'wield = "hundred_blade"') == [100]
+
+
+def test_r_melee_3_strength_damage_bonus(duel):
+    """R-MELEE-3: dam += dam x str_app damage% / 100 (STR 23: 10%): 50 + 5 = 55, trimmed
+    44."""
+    world = duel("level = 20\nhp = 5000\nstats = { str = 23 }\nwield = \"fixed_blade\"",
+                 VICTIM, extra=SURE + ITEMS)
+    world.sheet("a").combat.fighting = "v"
+    world.fighting.add(world.sheet("a").entity)
+    world.tick()
+    assert [e.amount for e in world.events if e.kind == "damage"] == [44]
+
+
+def test_r_melee_3_bare_hands_roll_between_the_sources_bounds(duel):
+    """R-MELEE-3: a bare-handed player rolls number_range(1 + 4*skill/100,
+    (2L/3)*skill/100): level 30, hand to hand 60 (skill 80): 4..16."""
+    from affray.rng import Rng
+
+    class Recording(Rng):
+        __slots__ = ("calls",)
+
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.calls: list[tuple[int, int]] = []
+
+        def number_range(self, low: int, high: int) -> int:
+            self.calls.append((low, high))
+            return super().number_range(low, high)
+
+    world = duel("player = true\nlevel = 30\nskills = { hand_to_hand = 60 }", VICTIM,
+                 extra=SURE)
+    world.rng = Recording(3)
+    world.sheet("a").combat.fighting = "v"
+    world.fighting.add(world.sheet("a").entity)
+    world.tick()
+    assert (4, 16) in world.rng.calls
+    assert (0, 19) in world.rng.calls  # the d20 (R-HIT-5)
+
+
+def test_r_melee_3_holy_needs_an_evil_victim(duel):
+    """R-MELEE-3: holy only against evil (alignment below -333): -333 gets nothing,
+    -334 gets it."""
+    good = 'alignment = 1000\nwield = "holy_blade"'
+    assert blows_of(duel, good, "level = 20\nhp = 5000\nalignment = -333", draw=1) == [20]
+    assert blows_of(duel, good, "level = 20\nhp = 5000\nalignment = -334", draw=1) == [44]
+
+
+def test_r_melee_4_a_fighting_or_standing_victim_takes_the_plain_value(duel):
+    """R-MELEE-4: the multiplier is for victims below fighting only."""
+    from affray.systems.rules.blow import position_multiplier
+
+    world = duel()
+    victim = world.sheet("v")
+    for position, expected in (("fighting", 7), ("standing", 7), ("sitting", 10),
+                               ("sleeping", 14)):
+        victim.vitals.position = position
+        assert position_multiplier(victim, 7) == expected
+
+
+def test_one_hit_refuses_a_dead_or_distant_victim_silently(duel, make_world):
+    """R-MELEE-1 / R-MELEE-2: the pipeline strikes nothing (0, no event) at a victim that
+    is dead or not beside, and a tired-looking player with 1 point far away is not
+    "too tired"; a tired blow returns 0."""
+    from affray.systems.rules.blow import one_hit
+
+    world = make_world('name = "far"\n[map]\nrows = ["....."]\n[[creatures]]\nid = "a"\n'
+                       'at = [0, 0]\nplayer = true\nmove = 1\n[[creatures]]\nid = "v"\n'
+                       'at = [3, 0]\n[[creatures]]\nid = "n"\nat = [4, 0]\n')
+    assert one_hit(world, world.sheet("a"), world.sheet("v")) == 0
+    assert one_hit(world, world.sheet("n"), world.sheet("a")) == 0
+    assert world.events == []
+    near = duel("player = true\nmove = 0", "hp = 50", extra=SURE)
+    assert one_hit(near, near.sheet("a"), near.sheet("v")) == 0
+    assert [e.kind for e in near.events] == ["too_tired"]
+    dead = duel("", "hp = 1", extra=SURE)
+    dead.sheet("v").vitals.alive = False
+    assert one_hit(dead, dead.sheet("a"), dead.sheet("v")) == 0 and dead.events == []
+
+
+def test_a_blow_hands_its_weapon_and_melee_flag_to_the_hooks(duel):
+    """R-MELEE-1: the hit the post-damage hooks see names the wielded weapon and is a
+    melee hit."""
+    world = duel('wield = "long_sword"', "hp = 5000", extra=SURE)
+    seen = []
+    world.rules.add_hook("post_damage", ("creature", "v"),
+                         lambda hit, w: seen.append((hit.weapon is not None and
+                                                     hit.weapon.weapon_class, hit.melee)))
+    world.start_fight("a", "v")
+    world.tick()
+    assert seen and seen[0] == ("sword", True)

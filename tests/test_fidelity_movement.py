@@ -105,3 +105,22 @@ def test_the_movement_knobs_come_from_content(duel):
     world.start_fight("a", "v")
     world.run(pulses=37)
     assert log(world) == [(0, "damage"), (12, "damage"), (24, "damage"), (36, "damage")]
+
+
+def test_movement_ticks_count_from_the_last_update_not_from_zero(duel):
+    """Each refresh adds only the ticks since the last one: the tired player gets 15 at
+    240, spends it by pulse 408, and gets 15 more at 480 (not the two ticks since pulse
+    0 again): 15 - 1 after the blow at 480 = 14."""
+    world = tired_player(duel)
+    world.run(pulses=481)
+    assert world.sheet("a").vitals.move == 14
+
+
+def test_movement_above_the_maximum_is_kept(duel):
+    """A scenario may give more than max_move: regeneration never takes points away
+    (300 stays 300 over a tick, less what the blows cost)."""
+    world = duel("player = true\nlevel = 10\nhp = 1000\nmove = 300", TOUGH, extra=SURE)
+    world.start_fight("a", "v")
+    world.run(pulses=241)
+    blows = len([e for e in world.events if e.kind == "damage" and e.source == "a"])
+    assert world.sheet("a").vitals.move == 300 - blows
