@@ -284,8 +284,8 @@ def _check_top(spec: ScenarioFile, source: str) -> None:
     if not 0 <= spec.seed <= MAX_SEED:
         raise ScenarioError(f"{source}: field 'seed': must be 0..{MAX_SEED} (2**63 - 1), "
                             f"got {spec.seed}")
-    if not 0 <= spec.pulses <= MAX_PULSE:
-        raise ScenarioError(f"{source}: field 'pulses': must be 0..{MAX_PULSE} (2**62), "
+    if not 0 <= spec.pulses <= MAX_SEED:
+        raise ScenarioError(f"{source}: field 'pulses': must be 0..{MAX_SEED} (2**63 - 1), "
                             f"got {spec.pulses}")
 
 
@@ -367,7 +367,9 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
     actions.sort(key=lambda pair: pair[0])  # stable: file order within a pulse
     world.scripted = actions
     last = max((pulse for pulse, _ in actions), default=0)
-    world.end_pulse = last + spec.pulses
+    # A run length past the clock's limit (2**63 pulses, what saves and arrays hold) ends
+    # at the limit: `pulses = 9223372036854775807` is "run until nothing is left".
+    world.end_pulse = min(last + spec.pulses, 2 * MAX_PULSE)
 
 
 def load_scenario(path: str | Path, seed: int | None = None) -> World:

@@ -54,8 +54,6 @@ ISSUE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
                       ("actions[0]", "field 'via'", "only a cast has a via")),
     "attack_oneself": (act('actor = "a"\nattack = "a"'),
                        ("field 'attack'", "cannot attack itself")),
-    "pulses_int64_max": ("pulses = 9223372036854775807\n" + pair(),
-                         ("field 'pulses'", "2**62")),
     "action_pulse_int64_max": (act('pulse = 9223372036854775807\nactor = "a"\nmove = [0, 0]'),
                                ("field 'pulse'", "2**62")),
     "empty_file": ("", ("the file is empty",)),

@@ -400,3 +400,22 @@ def test_a_world_without_an_end_runs_until_it_settles(make_world):
     death = next(e.pulse for e in world.events if e.kind == "death")
     assert world.pulse == death + 13
     assert world.events[-1].to_dict() == {"pulse": death + 13, "kind": "settled"}
+
+
+def test_the_issue_s_own_idle_scenario_with_the_int64_pulse_cap_ends_at_once(make_world,
+                                                                             tmp_path):
+    """`pulses = 9223372036854775807` (the largest TOML integer) between two idle
+    creatures: the end saturates at the clock's limit and run() gets there in one jump,
+    as does run(until="settled") at pulse 0; the world still saves and loads."""
+    text = capped(duel_text(), 9223372036854775807)
+    world = make_world(text)
+    ticked = _count_ticks(world)
+    world.run()
+    assert (world.pulse, ticked, world.events) == (9223372036854775807, [], [])
+    world.save(str(tmp_path / "end.save"))
+    with affray.load_world(str(tmp_path / "end.save")) as loaded:
+        assert loaded.pulse == 9223372036854775807
+    settled = make_world(text)
+    settled.run(until="settled")
+    assert [e.to_dict() for e in settled.events] == [{"pulse": 0, "kind": "settled"}]
+
