@@ -202,3 +202,63 @@ def test_a_blow_hands_its_weapon_and_melee_flag_to_the_hooks(duel):
     world.start_fight("a", "v")
     world.tick()
     assert seen and seen[0] == ("sword", True)
+
+
+def fixed_blow_events(duel, dam: int, attacker: str = "", victim: str = "hp = 5000",
+                      extra: str = SURE, draw: int = 99) -> list[tuple[str, int]]:
+    """One round of a's blows, each `dam` before protections: (kind, amount or 0)."""
+    world = duel(f"level = 20\nhp = 5000\n{attacker}", victim, extra=extra)
+    fixed_percent(world, draw)
+    world.rules.add_modifier("melee", lambda hit, w: setattr(hit, "dam", dam))
+    world.sheet("a").combat.fighting = "v"
+    world.fighting.add(world.sheet("a").entity)
+    world.tick()
+    return [(e.kind, getattr(e, "amount", 0)) for e in world.events
+            if getattr(e, "source", None) == "a"]
+
+
+def test_r_hit_5_a_critical_blow_is_three_halves_before_protections(duel):
+    """R-HIT-5: every face a critical (auto_critical_in_20 = 20): 13 x 3/2 = 19,
+    trimmed 15; a blow of 0 is normalised to 1 (damNormalize), critical or not."""
+    crits = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 20\n"
+             "[content.fight.armor]\np_floor = 1.0\np_cap = 1.0\n")
+    assert fixed_blow_events(duel, 13, extra=crits) == [("damage", 15)]
+    assert fixed_blow_events(duel, 0) == [("damage", 1)]
+
+
+def test_r_imm_9_the_weapons_material_pass_end_to_end(duel):
+    """R-IMM-9: a silver weapon against silver immunity: an `immune` event, even for a
+    1-point blow; against silver resistance a 1-point blow stays 1 (1 - 1/3 = 1) and a
+    13-point one is 10 - 3 = 7; an immune victim's blow meets no defence (it took 0)."""
+    silver = 'wield = "silver_dagger"'
+    assert fixed_blow_events(duel, 1, silver, 'hp = 5000\nimm = ["silver"]') == [
+        ("immune", 0)]
+    assert fixed_blow_events(duel, 1, silver, 'hp = 5000\nres = ["silver"]') == [
+        ("damage", 1)]
+    assert fixed_blow_events(duel, 13, silver, 'hp = 5000\nres = ["silver"]') == [
+        ("damage", 7)]
+    dodger = 'hp = 5000\nimm = ["silver"]\ndefences = ["dodge"]'
+    assert fixed_blow_events(duel, 13, silver, dodger, draw=1) == [("immune", 0)]
+
+
+def test_r_prot_4_a_blow_meets_liturgy_as_melee(duel):
+    """R-PROT-4 / R-MELEE-1: a blow is a melee hit for the protections: liturgy at level
+    70 takes 100 x 10/100 = 10 (the pipeline's formula would take 5), then the trim:
+    90 -> 72."""
+    assert fixed_blow_events(duel, 100, "", 'hp = 5000\nlevel = 70\naffects = ["liturgy"]'
+                             ) == [("damage", 72)]
+
+
+def test_one_hit_returns_what_it_took(duel):
+    """R-MELEE-1: one_hit returns the hit points the victim lost: 0 for a miss or a
+    defended blow."""
+    from affray.systems.rules.blow import one_hit
+
+    never = ("[content.fight]\nauto_miss_in_20 = 20\nauto_critical_in_20 = 0\n")
+    missing = duel("", "hp = 5000", extra=never)
+    assert one_hit(missing, missing.sheet("a"), missing.sheet("v")) == 0
+    assert [e.kind for e in missing.events] == ["miss"]
+    dodging = duel("", 'hp = 5000\ndefences = ["dodge"]', extra=SURE)
+    fixed_percent(dodging, 1)
+    assert one_hit(dodging, dodging.sheet("a"), dodging.sheet("v")) == 0
+    assert [e.kind for e in dodging.events] == ["defended"]
