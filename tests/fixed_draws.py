@@ -29,3 +29,16 @@ def fixed_percent(world, value: int) -> PinnedRng:
     pinned = PinnedRng(world.seed, value)
     world.rng = pinned
     return pinned
+
+
+class SequenceRng(Rng):
+    """Rng whose percent() returns the given values in turn (then the last again)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, seed: int, values: list[int]) -> None:
+        super().__init__(seed)
+        self.values = list(values)
+
+    def percent(self) -> int:
+        return self.values.pop(0) if len(self.values) > 1 else self.values[0]

@@ -178,3 +178,47 @@ def test_r_def_8_blindness_divides_by_4_or_by_1_5(duel):
     fighting = player("dodge = 80, blind_fighting = 100", 'affects = ["blind"]')
     assert defended(duel, fighting, 25) == ["dodge"]
     assert defended(duel, fighting, 26) == []
+
+
+def test_r_def_8_blind_fighting_needs_practice_and_a_draw_below_it(duel):
+    """R-DEF-8: blind fighting counts when practised (above 1) and number_percent() <
+    effective: with blind fighting 2 a first draw of 1 passes (dodge 40 / 1.5 = 26: a
+    second draw of 15 dodges); with 25, a draw of 25 fails (40 / 4 = 10: 25 misses) and
+    24 passes."""
+    from fixed_draws import SequenceRng
+
+    def dodged(blind_fighting: int, draws: list[int]) -> list[str]:
+        world = duel(ATTACKER, "hp = 1000\n" + player(
+            f"dodge = 80, blind_fighting = {blind_fighting}", 'affects = ["blind"]'),
+            extra=SURE)
+        world.rng = SequenceRng(1, draws)
+        world.start_fight("a", "v")
+        world.tick()
+        return [e.defence for e in world.events if e.kind == "defended" and e.target == "v"]
+
+    assert dodged(2, [1, 15]) == ["dodge"]
+    assert dodged(25, [25, 25]) == []
+    assert dodged(25, [24, 25]) == ["dodge"]
+
+
+def test_r_def_6_remort_levels_count_in_the_level_gap(duel):
+    """R-DEF-6: the level term compares modify levels (level + remorts) on both sides:
+    defender 20 + 5 remorts against 20: parry 40 + 5 (44 parries, 45 not); against an
+    attacker of 20 + 5 remorts: 40 + 0."""
+    parry = player("parry = 80", 'wield = "long_sword"\nremorts = 5')
+    assert defended(duel, parry, 44) == ["parry"]
+    assert defended(duel, parry, 45) == []
+    even = f"{ATTACKER}\nremorts = 5"
+    assert defended(duel, parry, 39, even) == ["parry"]
+    assert defended(duel, parry, 40, even) == []
+
+
+@pytest.mark.parametrize(("name", "victim"), [
+    ("shield_block", player("shield_block = 80", 'wear = ["wooden_shield"]\nmove = 1')),
+    ("dodge", player("dodge = 80", "move = 1")),
+    ("cross_block", player("cross_block = 90", SWORDS + "\nmove = 1")),
+    ("cross_block", f'level = 20\ndefences = ["cross_block"]\n{SWORDS}\nmove = 1'),
+])
+def test_r_def_6_one_movement_point_is_enough_to_defend(duel, name, victim):
+    """R-DEF-6: the defences that need movement need just some: 1 point will do."""
+    assert defended(duel, victim, 1) == [name]
