@@ -42,5 +42,7 @@ if ! command -v mutmut > /dev/null && [[ -x "$root/.venv/bin/mutmut" ]]; then
   export PATH="$root/.venv/bin:$PATH"  # the checkout's venv (README), not activated
 fi
 if [[ $# -gt 0 ]]; then exec mutmut "$@"; fi
+# mutmut 2 counts a mutant killed only on exit status 1; a mutant that breaks the import
+# makes pytest exit 2 (a collection error) and would pass as a survivor: any failure is 1.
 exec mutmut run --paths-to-mutate "systems/rules/$module.py" \
-  --runner "python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]}"
+  --runner "python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]} || exit 1"
