@@ -43,6 +43,7 @@ if ! command -v mutmut > /dev/null && [[ -x "$root/.venv/bin/mutmut" ]]; then
 fi
 if [[ $# -gt 0 ]]; then exec mutmut "$@"; fi
 # mutmut 2 counts a mutant killed only on exit status 1; a mutant that breaks the import
-# makes pytest exit 2 (a collection error) and would pass as a survivor: any failure is 1.
+# makes pytest exit 2 (a collection error) and would pass as a survivor: any failure is 1
+# (mutmut splits the runner itself, without a shell: hence bash -c).
 exec mutmut run --paths-to-mutate "systems/rules/$module.py" \
-  --runner "python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]} || exit 1"
+  --runner "bash -c 'python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]} || exit 1'"
