@@ -62,7 +62,7 @@ def main(quick: bool = False, out: str = "bench-results.json") -> int:
 
     console = Console()
     if not console.is_terminal:  # logs and pipes: rich would wrap the table at 80 columns
-        console = Console(width=150)
+        console = Console(width=240)
     plan = QUICK if quick else FULL
     machine = machine_info()
     start = time.perf_counter()
