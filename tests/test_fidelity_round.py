@@ -129,7 +129,7 @@ def paralysed_round(duel, draw: int) -> list[tuple[str, str]]:
     start = len(world.events)
     pinned.value = draw
     world.tick()
-    out = []
+    out = [("paralysis", "kept" if world.sheet("a").has("paralysis") else "gone")]
     for event in world.events[start:]:
         if event.kind == "stun" and event.target == "a":
             out.append(("stun", event.state))
@@ -143,12 +143,13 @@ def paralysed_round(duel, draw: int) -> list[tuple[str, str]]:
 def test_r_stun_3_paralysis_roll_boundaries_end_to_end(duel):
     """R-STUN-3 through tick, chance 45: a roll at or under 22 (chance/2) ends it and
     the creature attacks this round; 23..45 drop it to weak stun and lose the round;
-    46 loses the round and the stun stays."""
-    weakened = sorted([("stun", "weak_stun"), ("lost_round", "stun")])
-    assert paralysed_round(duel, 22) == [("stun", "none"), ("blow", "damage")]
+    46 loses the round and the stun stays. Paralysis goes in the first two cases."""
+    weakened = sorted([("paralysis", "gone"), ("stun", "weak_stun"), ("lost_round", "stun")])
+    assert paralysed_round(duel, 22) == [("paralysis", "gone"), ("stun", "none"),
+                                         ("blow", "damage")]
     assert sorted(paralysed_round(duel, 23)) == weakened
     assert sorted(paralysed_round(duel, 45)) == weakened
-    assert paralysed_round(duel, 46) == [("lost_round", "stun")]
+    assert paralysed_round(duel, 46) == [("paralysis", "kept"), ("lost_round", "stun")]
 
 
 def test_r_stun_3_the_level_term_and_elapsed_ticks_in_a_running_world(duel):
