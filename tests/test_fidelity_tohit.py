@@ -75,7 +75,8 @@ def test_r_hit_3_blind_fighting_and_armor_use_rolls(duel):
     assert tohit.blind_fails(blind, PinnedRng(1, 60), 60) is True
     quiet = PinnedRng(1, 100)
     assert tohit.blind_fails(seeing, quiet, 60) is False and quiet.draws == 0
-    assert tohit.armor_use_succeeds(seeing, PinnedRng(1, 1), 1) is False
+    never = PinnedRng(1, 1)
+    assert tohit.armor_use_succeeds(seeing, never, 1) is False and never.draws == 0
     assert tohit.armor_use_succeeds(seeing, PinnedRng(1, 1), 2) is True
 
 
@@ -233,8 +234,32 @@ def test_r_hit_2_to_5_the_armor_models_roll_uses_accuracy_and_evasion(duel):
     world.add_affect("a", "blind")
     assert not roll(between).hit          # blind fighting 0: fails, evasion x1.5
     assert roll(low - 1e-9).hit
+    passing = tohit.roll_armor_model(a, v, 100, StubRng(1, 5, between), content, 100, 0)
+    assert passing.hit                    # blind fighting 100, draw 1: it sees enough
     assert roll(0.5, pct=1, armor_use=2).armor_bonus == 15
     hobbit = duel('race = "hobbit"', "")
     roll0 = tohit.roll_armor_model(hobbit.sheet("a"), hobbit.sheet("v"), 100,
                                    StubRng(face=0), hobbit.content, 0, 0)
     assert (roll0.hit, roll0.critical) == (True, True)
+
+
+def test_r_hit_1_the_legacy_d20_has_twenty_faces(duel):
+    """R-HIT-1: d = number_range(0, 19)."""
+    from affray.rng import Rng
+
+    class Recording(Rng):
+        __slots__ = ("calls",)
+
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.calls: list[tuple[int, int]] = []
+
+        def number_range(self, low: int, high: int) -> int:
+            self.calls.append((low, high))
+            return super().number_range(low, high)
+
+    world = duel("", "")
+    rng = Recording(1)
+    tohit.roll_legacy(world.sheet("a"), world.sheet("v"), 100, "bash", rng, world.content,
+                      0, 0)
+    assert rng.calls == [(0, 19)]
