@@ -38,14 +38,17 @@ def first_blow(duel, attacker: str, draw: int) -> int:
     ("thief", 57),         # agile: 50 + 2500/110 = 72 -> 57
     ("paladin", 55),       # hybrid: 50 + 2500/130 = 69 -> 55
     ("cleric", 40),        # caster: nothing: 50 -> 40
+    ("paladin@52", 56),    # 50 + 2600/130 = 70 -> 56 (2600/131 would give 69)
+    ("thief@51", 58),      # 50 + 2550/110 = 73 -> 58 (2550/111 would give 72)
 ])
 def test_r_melee_3_class_modifier_divisors(duel, profession, expected):
     """R-MELEE-3 (damapply_class, players only): dam += dam * number_percent() / div, div
     100 other, 110 agile, 130 hybrid, casters nothing. 40d1 x 120% skill = 48, x21/20
-    with no shield = 50; draw 50."""
+    with no shield = 50; draw 50 (or the one after @)."""
+    profession, _, draw = profession.partition("@")
     player = (f'player = true\nprofession = "{profession}"\nskills = {{ sword = 100 }}\n'
               'wield = "fixed_blade"')
-    assert first_blow(duel, player, 50) == expected
+    assert first_blow(duel, player, int(draw or 50)) == expected
 
 
 def test_r_melee_3_an_npc_has_no_class_modifier(duel):
@@ -127,7 +130,8 @@ def test_r_melee_3_strength_damage_bonus(duel):
 
 def test_r_melee_3_bare_hands_roll_between_the_sources_bounds(duel):
     """R-MELEE-3: a bare-handed player rolls number_range(1 + 4*skill/100,
-    (2L/3)*skill/100): level 30, hand to hand 60 (skill 80): 4..16."""
+    (2L/3)*skill/100): level 30, hand to hand 60 (skill 80): 4..16; 80 (skill 100):
+    5..20."""
     from affray.rng import Rng
 
     class Recording(Rng):
@@ -141,14 +145,15 @@ def test_r_melee_3_bare_hands_roll_between_the_sources_bounds(duel):
             self.calls.append((low, high))
             return super().number_range(low, high)
 
-    world = duel("player = true\nlevel = 30\nskills = { hand_to_hand = 60 }", VICTIM,
-                 extra=SURE)
-    world.rng = Recording(3)
-    world.sheet("a").combat.fighting = "v"
-    world.fighting.add(world.sheet("a").entity)
-    world.tick()
-    assert (4, 16) in world.rng.calls
-    assert (0, 19) in world.rng.calls  # the d20 (R-HIT-5)
+    for learned, bounds in ((60, (4, 16)), (80, (5, 20))):
+        world = duel(f"player = true\nlevel = 30\nskills = {{ hand_to_hand = {learned} }}",
+                     VICTIM, extra=SURE)
+        world.rng = Recording(3)
+        world.sheet("a").combat.fighting = "v"
+        world.fighting.add(world.sheet("a").entity)
+        world.tick()
+        assert bounds in world.rng.calls
+        assert (0, 19) in world.rng.calls  # the d20 (R-HIT-5)
 
 
 def test_r_melee_3_holy_needs_an_evil_victim(duel):
@@ -262,3 +267,55 @@ def test_one_hit_returns_what_it_took(duel):
     fixed_percent(dodging, 1)
     assert one_hit(dodging, dodging.sheet("a"), dodging.sheet("v")) == 0
     assert [e.kind for e in dodging.events] == ["defended"]
+
+
+class PinnedAll:
+    """A generator whose every percent draw is `pct` and every uniform `u` (so the d20
+    face is int(u x 20))."""
+
+    def __init__(self, pct: int, u: float) -> None:
+        self.pct, self.u = pct, u
+
+    def percent(self) -> int:
+        return self.pct
+
+    def random(self) -> float:
+        return self.u
+
+    def number_range(self, low: int, high: int) -> int:
+        return low if low >= high else low + int(self.u * (high - low + 1))
+
+    def dice(self, count: int, size: int) -> int:
+        return count * (1 + int(self.u * size)) if size > 0 and count > 0 else 0
+
+
+def legacy_blow(duel, attacker: str, victim: str, pct: int) -> str:
+    """One legacy-model blow of a mobile (thac0 2) on a level-10 victim (AC 0: needs a
+    face of 2) on face 4: 'damage' or 'miss'."""
+    from affray.systems.rules.blow import one_hit
+
+    world = duel(f'profession = "mobile"\nlevel = 24\nhitroll = 12\n{attacker}',
+                 f"level = 10\nhp = 5000\n{victim}", extra='[content.fight]\nmodel = "legacy"\n')
+    world.rng = PinnedAll(pct, 0.2)
+    one_hit(world, world.sheet("a"), world.sheet("v"))
+    return next(e.kind for e in world.events if e.kind in ("damage", "miss"))
+
+
+def test_r_hit_1_a_blow_hands_blind_fighting_and_armor_use_to_the_roll(duel):
+    """R-HIT-1 through one_hit: a blind attacker's blind fighting is its own skill (100,
+    draw 1: it passes and hits on face 4; without the skill it fails: AC -4 -> needs 6:
+    a miss); the victim's armor use is its own skill (100, draw 1: AC - 10/2 -> needs 7:
+    a miss)."""
+    assert legacy_blow(duel, "", "", 1) == "damage"
+    assert legacy_blow(duel, 'affects = ["blind"]\nskills = { blind_fighting = 100 }', "",
+                       1) == "damage"
+    assert legacy_blow(duel, 'affects = ["blind"]', "", 1) == "miss"
+    assert legacy_blow(duel, "", "skills = { armor_use = 100 }", 1) == "miss"
+
+
+def test_r_imm_9_a_blow_that_protections_took_to_0_is_not_immune(duel):
+    """R-IMM-9 / R-PROT-1: a 1-point blow halved to 0 by sanctuary is a damage event of 0
+    (not `immune`), silver weapon or not."""
+    events = fixed_blow_events(duel, 1, 'wield = "silver_dagger"',
+                               'hp = 5000\naffects = ["sanctuary"]')
+    assert events == [("damage", 0)]
