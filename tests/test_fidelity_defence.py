@@ -197,6 +197,15 @@ def test_r_def_8_blind_fighting_needs_practice_and_a_draw_below_it(duel):
         return [e.defence for e in world.events if e.kind == "defended" and e.target == "v"]
 
     assert dodged(2, [1, 15]) == ["dodge"]
+    # dodge 8 (chance 4), blind fighting 2: draws of 1: it passes (4 / 1.5 = 2) and
+    # dodges on 1 < 2; unpractised blind fighting would leave 4 / 4 = 1: no dodge
+    low = duel(ATTACKER, "hp = 1000\n" + player("dodge = 8, blind_fighting = 2",
+                                                 'affects = ["blind"]'), extra=SURE)
+    fixed_percent(low, 1)
+    low.start_fight("a", "v")
+    low.tick()
+    assert [e.defence for e in low.events if e.kind == "defended" and e.target == "v"] == [
+        "dodge"]
     assert dodged(25, [25, 25]) == []
     assert dodged(25, [24, 25]) == ["dodge"]
 
