@@ -244,7 +244,7 @@ def test_r_hit_2_to_5_the_armor_models_roll_uses_accuracy_and_evasion(duel):
 
 
 def test_r_hit_1_the_legacy_d20_has_twenty_faces(duel):
-    """R-HIT-1: d = number_range(0, 19)."""
+    """R-HIT-1 / R-HIT-5: d = number_range(0, 19), in both models."""
     from affray.rng import Rng
 
     class Recording(Rng):
@@ -263,3 +263,5 @@ def test_r_hit_1_the_legacy_d20_has_twenty_faces(duel):
     tohit.roll_legacy(world.sheet("a"), world.sheet("v"), 100, "bash", rng, world.content,
                       0, 0)
     assert rng.calls == [(0, 19)]
+    tohit.roll_d20(0.5, False, rng, world.content)  # R-HIT-5: the armor model's d20 too
+    assert rng.calls == [(0, 19), (0, 19)]
