@@ -319,3 +319,25 @@ def test_r_imm_9_a_blow_that_protections_took_to_0_is_not_immune(duel):
     events = fixed_blow_events(duel, 1, 'wield = "silver_dagger"',
                                'hp = 5000\naffects = ["sanctuary"]')
     assert events == [("damage", 0)]
+
+
+def test_r_hit_1_legacy_ac_of_a_type_without_a_column_is_exotic(duel):
+    """R-HIT-1 (source_notes section 4): the column is bash, pierce or slash for those
+    types and exotic for every other: a holy weapon's blow meets worn plate's exotic 40
+    (AC -4: the mobile, thac0 1 with its weapon, then needs face 5, so face 4 misses);
+    against no armor face 4 hits."""
+    holy = ('[content.items.holy_rod]\nclass = "weapon"\nmaterial = "steel"\n'
+            'damage = "2d4"\ndamage_type = "holy"\nweapon_class = "mace"\n')
+
+    def blow(victim: str, wield: str) -> str:
+        from affray.systems.rules.blow import one_hit
+
+        world = duel(f'profession = "mobile"\nlevel = 24\nhitroll = 12\n{wield}',
+                     f"level = 10\nhp = 5000\n{victim}",
+                     extra='[content.fight]\nmodel = "legacy"\n' + holy)
+        world.rng = PinnedAll(100, 0.2)
+        one_hit(world, world.sheet("a"), world.sheet("v"))
+        return next(e.kind for e in world.events if e.kind in ("damage", "miss"))
+
+    assert blow("", 'wield = "holy_rod"') == "damage"
+    assert blow('wear = ["plate_armor"]', 'wield = "holy_rod"') == "miss"
