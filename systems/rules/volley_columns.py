@@ -109,7 +109,7 @@ def _static_rows(world: World, sheets: list[Sheet]) -> np.ndarray:
     if cache is None or len(cache.rows) > 4 * len(sheets) + 1024:
         cache = world.volley_cache = StaticRows()
     row, last = cache.row, cache.last
-    index = []
+    index: list[int] = []
     append = index.append
     for sheet, parts in zip(sheets, map(_STATIC, sheets), strict=True):
         known = last.get(sheet.entity)
