@@ -211,14 +211,61 @@ def test_r_grid_5_relabel_rebuilds_body_entities_without_leaking(make_world):
 # A real fight for R-GRID-6: six fighters in three pairs, with weapons, extra attacks,
 # haste, defences (dodge, parry, blink, hand block), a weak-stunned sitter, a paralysed
 # stun, a sleeper that wakes, and a player who runs out of movement and gets it back (the
-# tick at 240): every kind of draw the melee makes. Casts join once spells land in the
-# same scenario (note for the spells work: add a caster here).
+# tick at 240): every kind of draw the melee makes. And a mage casting into it: a spark
+# into the pond (water strikes, arcs, saves), a fireball (burning's one in four, floor
+# items lost), acid on a player's armour, a force blast (pushes), frost on the pond.
 BRAWL = """
 name = "brawl"
 seed = 11
 pulses = 300
 [map]
-rows = ["........", "........", "........", "........"]
+rows = ["........", "........", "..~~~~..", "........"]
+[[creatures]]
+id = "mage"
+at = [7, 2]
+level = 30
+hp = 900
+[[creatures]]
+id = "eel1"
+at = [3, 2]
+hp = 300
+[[creatures]]
+id = "eel2"
+at = [4, 2]
+hp = 300
+[[creatures]]
+id = "eel3"
+at = [5, 2]
+hp = 300
+[[items]]
+at = [0, 2]
+item = "scroll"
+count = 6
+[[actions]]
+pulse = 1
+actor = "mage"
+cast = "spark"
+target = "eel3"
+[[actions]]
+pulse = 20
+actor = "mage"
+cast = "fireball"
+target = [1, 2]
+[[actions]]
+pulse = 40
+actor = "mage"
+cast = "acid_splash"
+target = [4, 1]
+[[actions]]
+pulse = 60
+actor = "mage"
+cast = "force_blast"
+target = [4, 2]
+[[actions]]
+pulse = 80
+actor = "mage"
+cast = "frost_burst"
+target = [4, 2]
 [[creatures]]
 id = "w1"
 at = [1, 0]
@@ -249,6 +296,7 @@ hp = 700
 position = "sitting"
 affects = ["weak_stun"]
 skills = { blink = 75, hand_block = 60, second_attack = 80 }
+wear = ["leather_armor"]
 [[creatures]]
 id = "k2"
 at = [5, 1]
@@ -300,7 +348,8 @@ RUN_AND_PRINT = (
 def test_r_grid_6_same_seed_same_log_byte_for_byte(make_world, tmp_path):
     """R-GRID-6: the same scenario, seed and actions give the same log, byte for byte, in
     two separate processes (no state shared through the interpreter: hash seeds, caches,
-    import order), for a real fight with every kind of melee draw; in one process too;
+    import order), for a real fight with every kind of melee draw and casts of five
+    damage types; in one process too;
     another seed gives another log."""
     import subprocess
     import sys
@@ -318,7 +367,9 @@ def test_r_grid_6_same_seed_same_log_byte_for_byte(make_world, tmp_path):
     assert outputs[0].startswith(json.dumps(log).encode())
     kinds = {e["kind"] for e in log}
     assert {"damage", "miss", "defended", "stun", "lost_round", "position",
-            "too_tired"} <= kinds
+            "too_tired", "cast", "status", "terrain"} <= kinds
+    causes = {e["cause"] for e in log if e["kind"] == "damage"}
+    assert {"melee", "spell", "water", "status"} <= causes
     assert {e["defence"] for e in log if e["kind"] == "defended"} >= {"dodge", "parry"}
     assert log != [e.to_dict() for e in other.events]
     assert one.seed == 11 and other.seed == 12
