@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.actions import Casting
-from affray.defs import POSITIONS
 from affray.dice import dice_of
 from affray.events import Cast, CastFailed, Refused
 from affray.grid import chebyshev
@@ -34,12 +33,12 @@ from affray.systems.rules.casting import CastRecord
 from affray.systems.rules.magic import prepare, strike
 from affray.systems.rules.shapes import resolve_shape
 from affray.systems.rules.spell_level import cast_level
+from affray.systems.rules.tohit import POSITION_RANK
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
     from affray.world import World
 
-_RANK = {name: rank for rank, name in enumerate(POSITIONS)}
 CRITICAL_SHAPES = ("touch", "ray", "bolt")  # R-SHAPE-4: area shapes never crit
 # Why a cast failed, in words for its `cast_failed` event (R-LVL-3, R-LVL-4).
 _FAILURES = {"prayer": "no god hears a prayer from one without religion",
@@ -69,7 +68,8 @@ def resolve_cast(world: World, casting: Casting) -> CastRecord | None:
     if caster is None or not caster.vitals.alive:
         return None
     definition = world.content.spells[casting.spell]
-    if _RANK[caster.vitals.position] < _RANK[definition.position]:  # R-LVL-5: a minimum
+    # R-LVL-5: the spell's position is a minimum
+    if POSITION_RANK[caster.vitals.position] < POSITION_RANK[definition.position]:
         _refuse(world, caster, f"not in position ({caster.vitals.position})")
         return None
     origin = (caster.position.x, caster.position.y)
