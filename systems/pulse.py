@@ -4,8 +4,8 @@ Then statuses tick and end (burning, poison, corroded: R-STAT-*), before the act
 a creature that steps into water this pulse has already taken the pulse's burn.
 
 `next_pulse` tells `World.run` when this system next has work, so idle pulses can be
-jumped: the first queued action whose actor's wait runs out, or the next status tick
-(`next_status_tick`).
+jumped: the first queued action whose actor's wait runs out, or the next status tick or
+end (`next_status_pulse`).
 """
 
 from __future__ import annotations
@@ -34,15 +34,6 @@ def next_action_pulse(world: World) -> int | None:
     return world.pulse + max(slowest - 1, 0)
 
 
-def next_status_tick(world: World) -> int | None:
-    """The first pulse at or after `world.pulse` at which a status ticks (burning,
-    poison, corroded: R-STAT-*), or None when no creature has a ticking status.
-
-    Statuses keep absolute pulses, so this is the index `tick_statuses` maintains.
-    """
-    return next_status_pulse(world)
-
-
 class PulseSystem(System):
     """Counts wait and daze down (R-LAG-1) and runs queued actions at wait 0 (R-LAG-2)."""
 
@@ -57,6 +48,6 @@ class PulseSystem(System):
 
     def next_pulse(self, world: World) -> int | None:
         """The earlier of the next queued action and the next status tick."""
-        due = [pulse for pulse in (next_action_pulse(world), next_status_tick(world))
+        due = [pulse for pulse in (next_action_pulse(world), next_status_pulse(world))
                if pulse is not None]
         return min(due) if due else None
