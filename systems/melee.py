@@ -33,6 +33,7 @@ from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.skills import effective_skill
 from affray.systems.rules.stun import attack_skill_chance, check_stun, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, RESTING
+from affray.systems.stun import next_round
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -181,6 +182,4 @@ class MeleeSystem(System):
     def next_pulse(self, world: World) -> int | None:
         """The next round pulse while anyone fights (R-TIME-2), else None: rounds are
         the only work of this system (World.run's skipping)."""
-        if not world.fighting:
-            return None
-        return world.pulse + -world.pulse % world.content.fight.round_pulses
+        return next_round(world) if world.fighting else None
