@@ -68,14 +68,23 @@ def _status_damage(e: dict[str, Any]) -> str:
     return f"{e['target']} {verb.format(n=e['amount'])}."
 
 
+def _damage_text(e: dict[str, Any]) -> str:
+    """ "mage's spark hits orc for 7 through the water (saved)."; a caster caught by its
+    own cast reads "mage is hit by its own spark ..." rather than naming itself twice."""
+    what = _spell(e["spell"]) or e["damage_type"]
+    if e["source"] is not None and e["source"] == e["target"]:
+        text = f"{e['target']} is hit by its own {what} for {e['amount']}"
+    else:
+        text = f"{_name(e['source'])}'s {what} hits {e['target']} for {e['amount']}"
+    return (text
+            + (" through the water" if e["cause"] == "water" else
+               " (arc)" if e["cause"] == "arc" else "")
+            + (" (critical)" if e["critical"] else "")
+            + (" (saved)" if e["saved"] else "") + ".")
+
+
 _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
-    "damage": lambda e: _status_damage(e) if e.get("status") else (
-        f"{_name(e['source'])}'s {_spell(e['spell']) or e['damage_type']} hits "
-        f"{e['target']} for {e['amount']}"
-        + (" (critical)" if e["critical"] else "")
-        + (" (saved)" if e["saved"] else "")
-        + (" through the water" if e["cause"] == "water" else
-           " (arc)" if e["cause"] == "arc" else "") + "."),
+    "damage": lambda e: _status_damage(e) if e.get("status") else _damage_text(e),
     "miss": lambda e: f"{e['source']} misses {e['target']}.",
     "defended": lambda e: (f"{e['target']} stops {e['source']}'s blow with "
                            f"{e['defence'].replace('_', ' ')}."),
@@ -85,8 +94,8 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     "status": lambda e: (f"{e['target']} is no longer {e['status']}." if e["change"] == "ended"
                          else f"{e['target']} is {e['status']} ({e['degree']})."),
     "stun": lambda e: (f"{e['target']} shakes off the stun." if e["state"] == "none"
-                       else f"{e['target']} is {e['state'].replace('_', ' ')}ned."
-                       if e["state"] == "stun" else f"{e['target']} is left dazed (weak stun)."),
+                       else f"{e['target']} is stunned." if e["state"] == "stun"
+                       else f"{e['target']} is left dazed (weak stun)."),
     "lost_round": lambda e: f"{e['target']} loses the round ({e['why'].replace('_', ' ')}).",
     "pushed": lambda e: f"{e['target']} is knocked from {_cell(e['from'])} to {_cell(e['to'])}.",
     "terrain": lambda e: f"The {e['before']} at {_cell(e['cell'])} turns to {e['after']}.",

@@ -91,3 +91,13 @@ def test_r_eng_4_a_move_emits_an_event(make_world):
     world.tick()
     assert [e.to_dict() for e in world.events] == [
         {"pulse": 0, "kind": "moved", "target": "a", "from": [0, 0], "to": [1, 0]}]
+
+
+def test_r_eng_4_a_caster_caught_by_its_own_cast_is_named_once():
+    """R-ENG-4: a caster struck by its own cast through the water reads "is hit by its own
+    ...", and where the blow came by comes before how it was softened."""
+    own = ev.Damage(3, "mage", "mage", 3, 6, "lightning", "water", "spark", False, True)
+    assert render_event(own) == "mage is hit by its own spark for 3 through the water (saved)."
+    other = own._replace(target="orc", saved=False, critical=True, cause="arc")
+    assert render_event(other) == "mage's spark hits orc for 3 (arc) (critical)."
+    assert render_event(ev.Stun(3, "orc", "stun")) == "orc is stunned."
