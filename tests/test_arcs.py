@@ -304,6 +304,27 @@ def test_r_elec_7_preview_shows_the_shape_only():
     assert len(world.events) == events
 
 
+def water_bodies(rows: list[str]) -> dict[tuple[int, int], int]:
+    """Each water cell's body (R-GRID-5: 8-connected), labelled here independently of
+    the engine by a flood fill."""
+    body: dict[tuple[int, int], int] = {}
+    for y0, row in enumerate(rows):
+        for x0, cell in enumerate(row):
+            if cell != "~" or (x0, y0) in body:
+                continue
+            label, todo = len(body) + 1, [(x0, y0)]
+            body[(x0, y0)] = label
+            while todo:
+                x, y = todo.pop()
+                for nx in (x - 1, x, x + 1):
+                    for ny in (y - 1, y, y + 1):
+                        if (0 <= ny < len(rows) and 0 <= nx < len(rows[ny])
+                                and rows[ny][nx] == "~" and (nx, ny) not in body):
+                            body[(nx, ny)] = label
+                            todo.append((nx, ny))
+    return body
+
+
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 2**16), st.lists(st.tuples(st.integers(0, 7), st.integers(0, 4)),
@@ -311,27 +332,35 @@ def test_r_elec_7_preview_shows_the_shape_only():
        st.lists(st.booleans(), min_size=40, max_size=40))
 def test_r_elec_4_property_no_creature_struck_twice_and_none_out_of_reach(seed, cells, water):
     """R-ELEC-4 and R-ELEC-1/3 as a property: over random ponds and casts, no creature is
-    struck twice by one cast, and every creature struck is the shape's victim, stands in
-    a body a harmed creature stood in, or was beside a creature struck before it."""
+    struck twice by one cast, and every creature struck is the bolt's victim (struck
+    first), stands in the same body (R-GRID-5) as a creature harmed before it, or was
+    beside a creature harmed before it."""
     rows = ["".join("~" if water[y * 8 + x] else "." for x in range(8)) for y in range(5)]
+    body = water_bodies(rows)
     creatures = [(f"c{i}", cell, "") for i, cell in enumerate(cells)]
     world = world_from_text(scenario(rows, creatures).replace("seed = 5", f"seed = {seed}"))
     always(world) if seed % 2 else None
     positions = {cid: cell for cid, cell, _ in creatures}
     target = creatures[-1][0]
+    shape_victims = world.preview("c0", "zap", target, reveal=True)["struck"]
+    assert len(shape_victims) == 1  # a bolt strikes one creature
     cast(world, "c0", "zap", target)
     seen: list[str] = []
-    for victim, cause in strikes(world):
+    harmed: list[str] = []
+    for index, (victim, cause) in enumerate(strikes(world)):
         assert victim not in seen
-        if cause == "arc":
-            vx, vy = positions[victim]
+        vx, vy = positions[victim]
+        if cause == "spell" or index == 0:
+            assert (index, victim) == (0, shape_victims[0])
+        elif cause == "arc":
             assert any(max(abs(vx - positions[s][0]), abs(vy - positions[s][1])) == 1
-                       for s in seen)
+                       for s in harmed)
         elif cause == "water":
-            vx, vy = positions[victim]
-            assert rows[vy][vx] == "~"
-            assert any(rows[positions[s][1]][positions[s][0]] == "~" for s in seen)
+            assert (vx, vy) in body
+            assert any(body.get(positions[s]) == body[(vx, vy)] for s in harmed)
         seen.append(victim)
+        if cause != "immune":
+            harmed.append(victim)
     world.close()
 
 
