@@ -30,7 +30,7 @@ from affray.systems.rules.casting import CastRecord, Strike
 from affray.systems.rules.damage import damage_hit
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.lag import raise_lag
-from affray.systems.rules.saves import saves_spell
+from affray.systems.rules.saves import dispel, saves_spell
 from affray.systems.rules.statuses import apply_status, end_status
 from affray.systems.rules.tohit import effective_hitroll
 
@@ -179,9 +179,6 @@ def spell_effects(world: World, record: CastRecord, victim: Sheet) -> None:
     if definition.stun == "stun" or (definition.stun == "weak_stun"
                                      and not victim.has("stun")):
         world.set_stun(victim, definition.stun)
-        world.stunned.add(victim.entity)
     if definition.dispel:
-        from affray.systems.rules.saves import dispel  # R-SAVE-9
-
-        for affect, removed in dispel(world, victim, record.level):
+        for affect, removed in dispel(world, victim, record.level):  # R-SAVE-9
             world.emit(Dispelled(world.pulse, victim.id, affect, removed))
