@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from affray.defs import ARMOR_COLUMNS
 from affray.events import Damage, Immune
 from affray.systems.rules.casting import CastRecord, Strike
 from affray.systems.rules.damage import inflict, rouse
 from affray.systems.rules.hit import Hit, VictimDeath
+from affray.systems.rules.magic import spell_effects, type_rules
 from affray.systems.rules.saves import bulk_saves_apply, save_thresholds_many
 from affray.systems.rules.tohit import HITROLL_SCALE
 from affray.systems.rules.volley_protect import (
@@ -67,8 +69,6 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
                 cause: str) -> list[Strike]:
     """Strike every creature of `victims` (living, in queue order) with the cast, as
     `magic.strike` does one; returns their Strikes (also appended to the record)."""
-    from affray.systems.rules.magic import spell_effects, type_rules
-
     content = world.content
     n = len(victims)
     level = np.fromiter((s.level.level + s.level.remorts for s in victims), np.int64, n)
@@ -105,7 +105,7 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
     armor = np.zeros((4, n), dtype=np.int64)  # only the column this type meets is read
     column = column_index(content, damage_type)
     if column >= 0:
-        name = ("bash", "pierce", "slash", "exotic")[column]
+        name = ARMOR_COLUMNS[column]
         armor[column] = np.fromiter((s.armor(name) for s in victims), np.int64, n)
     hits = HitArrays(
         dam=dam, melee=np.zeros(n, dtype=bool), has_source=np.full(n, caster is not None),
