@@ -116,6 +116,9 @@ def measure(mode: str, seed: int) -> dict[str, dict]:
                     row["critical"] += event.critical
             for source, count in dealt.items():
                 out[pairing[source]]["per_fighter"][count] += 1
+        # the comparison means something only if "auto" really took the vectorised
+        # round (it builds the volley cache) and "never" did not
+        assert (world.volley_cache is not None) == (mode == "auto"), mode
     finally:
         world.close()
     return out
