@@ -68,6 +68,20 @@ def _status_damage(e: dict[str, Any]) -> str:
     return f"{e['target']} {verb.format(n=e['amount'])}."
 
 
+# A defence that stopped a blow, as the defender doing it (R-DEF-*); a game's own defence
+# reads "stops ...'s blow with <its name>".
+_DEFENCES = {
+    "dodge": "{t} dodges {s}'s blow.",
+    "parry": "{t} parries {s}'s blow.",
+    "shield_block": "{t} blocks {s}'s blow with its shield.",
+    "hand_block": "{t} blocks {s}'s blow with its hands.",
+    "cross_block": "{t} blocks {s}'s blow with crossed weapons.",
+    "blink": "{t} blinks out of the way of {s}'s blow.",
+    "bat_swarm": "{s}'s blow is lost in the bats around {t}.",
+}
+_OTHER_DEFENCE = "{t} stops {s}'s blow with {d}."
+
+
 def _damage_text(e: dict[str, Any]) -> str:
     """ "mage's spark hits orc for 7 through the water (saved)."; a caster caught by its
     own cast reads "mage is hit by its own spark ..." rather than naming itself twice."""
@@ -86,8 +100,8 @@ def _damage_text(e: dict[str, Any]) -> str:
 _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     "damage": lambda e: _status_damage(e) if e.get("status") else _damage_text(e),
     "miss": lambda e: f"{e['source']} misses {e['target']}.",
-    "defended": lambda e: (f"{e['target']} stops {e['source']}'s blow with "
-                           f"{e['defence'].replace('_', ' ')}."),
+    "defended": lambda e: _DEFENCES.get(e["defence"], _OTHER_DEFENCE).format(
+        t=e["target"], s=e["source"], d=str(e["defence"]).replace("_", " ")),
     "immune": lambda e: (f"{e['target']} is unharmed by {e['source']}'s {e['damage_type']}."
                          if e["source"] else
                          f"{e['target']} is unharmed by the {e['damage_type']}."),

@@ -101,3 +101,15 @@ def test_r_eng_4_a_caster_caught_by_its_own_cast_is_named_once():
     other = own._replace(target="orc", saved=False, critical=True, cause="arc")
     assert render_event(other) == "mage's spark hits orc for 3 (arc) (critical)."
     assert render_event(ev.Stun(3, "orc", "stun")) == "orc is stunned."
+
+
+def test_r_def_1_a_defence_reads_as_the_defender_doing_it():
+    """R-DEF-1 in words: each default defence has its own verb; a game's own defence
+    (registered under any name) still reads plainly."""
+    said = {name: render_event(ev.Defended(3, "orc", "mage", name))
+            for name in ("dodge", "parry", "shield_block", "bat_swarm", "my_ward")}
+    assert said == {"dodge": "mage dodges orc's blow.",
+                    "parry": "mage parries orc's blow.",
+                    "shield_block": "mage blocks orc's blow with its shield.",
+                    "bat_swarm": "orc's blow is lost in the bats around mage.",
+                    "my_ward": "mage stops orc's blow with my ward."}
