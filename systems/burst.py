@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 Cell = tuple[int, int]
 
+
 def _sign(value: int) -> int:
     return (value > 0) - (value < 0)
 
@@ -264,7 +265,7 @@ class BurstSystem(System):
 
     def process(self, world: World) -> None:
         setattr(world, SPILLED, {})
-        for index, record in enumerate(getattr(world, "cast_records", ())):
+        for index, record in enumerate(world.cast_records):
             CastEffects(world, record, index).run()
 
     def next_pulse(self, world: World) -> int | None:

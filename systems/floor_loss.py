@@ -267,7 +267,7 @@ class FloorItemLossSystem(System):
     rules = "R-LOSS-1..7 (floor items lost to area spells)"
 
     def process(self, world: World) -> None:
-        records = getattr(world, "cast_records", ())
+        records = world.cast_records
         if not records:
             return
         spilled = spilled_stacks(world)
