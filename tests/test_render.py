@@ -207,4 +207,5 @@ def test_png_draws_the_pulse_like_the_page(tmp_path):
         corners = [rgb(x + 0.15, y + 0.15), rgb(x + 0.85, y + 0.85)]
         assert any(all(abs(p - q) <= 3 for p, q in zip(c, tint, strict=True))
                    for c in corners), (x, y, corners, tint)
-    assert rgb(1.5, 6.5)[:3] != tint  # a floor cell off the bolt keeps the floor colour
+    assert rows[6][1] == "." and (1, 6) not in reached  # a floor cell off the bolt...
+    assert rgb(1.5, 6.5) == tuple(bytes.fromhex(PALETTE["floor"][1:]))  # keeps the floor
