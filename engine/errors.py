@@ -51,7 +51,3 @@ class UsageError(AffrayError, TypeError, ValueError):
 
 class ClosedWorldError(AffrayError, RuntimeError):
     """A World was used after `close()`. Also a RuntimeError (what it raised before)."""
-
-
-class NotYetError(AffrayError, NotImplementedError):
-    """A public entry point whose implementation lands with a later issue."""
