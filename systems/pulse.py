@@ -3,6 +3,12 @@
 Then statuses tick and end (burning, poison, corroded: R-STAT-*), before the actions, so
 a creature that steps into water this pulse has already taken the pulse's burn.
 
+Reads and writes `world.lag` (wait, daze), `world.ready` and each ready actor's
+`ActionQueue`; `world.afflicted`, `world.status_due` and the afflicted creatures'
+`Statuses`. The actions it runs (`rules.actions`) move creatures (`Position`, the grid),
+strike (Vitals, Combat, `world.fighting`, through the blow pipeline) and hand casts to
+`world.casts_due`; status ticks go through the damage pipeline.
+
 `next_pulse` tells `World.run` when this system next has work, so idle pulses can be
 jumped: the first queued action whose actor's wait runs out, or the next status tick or
 end (`next_status_pulse`).

@@ -1,5 +1,9 @@
 """Stun: stuns wear off outside combat, one step a round (R-STUN-4).
 
+Reads `world.stunned` and those creatures' Affects (stun, weak_stun, paralysis),
+Combat (fighting) and Vitals (alive); writes their stun through `World.set_stun` (which
+keeps `world.stunned` and emits the `stun` event).
+
 The stun rules themselves (the round-start check, paralysis, standing up, weak stun's
 halving) are in `affray.systems.rules.stun`.
 """
