@@ -35,9 +35,12 @@ def test_r_imm_5_a_weapon_of_type_none_is_a_content_error_naming_it():
     assert "blank_blade" in message and "damage_type" in message and "none" in message
 
 
-def test_r_imm_5_a_non_weapon_may_keep_type_none():
-    """Only weapons strike: a worn piece whose (unused) damage type is none loads."""
+def test_a_non_weapon_may_keep_type_none():
+    """Only weapons strike, so the check behind R-IMM-5 spares other items: a piece of
+    armour whose (unused) damage type is none loads, its type kept as written."""
     world = world_from_text(scenario("none", item_class="armor"))
+    item = world.content.items["blank_blade"]
+    assert (item.class_, item.damage_type) == ("armor", "none")
     world.close()
 
 

@@ -57,8 +57,8 @@ def test_r_eng_4_every_step_of_the_ladder_through_ticks(duel):
 
 
 def test_r_melee_4_a_sleeping_victim_wakes_on_the_first_blow_and_fights_back(duel):
-    """A victim hurt while above stunned fights its attacker; asleep, it wakes (a
-    `position` event, "wakes up and fights"): the first blow got the sleeping x2 (10 ->
+    """R-MELEE-4: a victim hurt while above stunned fights its attacker; asleep, it wakes
+    (a `position` event, "wakes up and fights"): the first blow got the sleeping x2 (10 ->
     20), the next ones are plain (10), and from the next round it strikes back."""
     world = duel(TOUGH, TOUGH + '\nposition = "sleeping"', extra=SURE)
     world.rules.add_modifier("melee", lambda hit, w: setattr(hit, "dam", 13))  # 10 after trim

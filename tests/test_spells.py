@@ -21,8 +21,8 @@ CASTER = 'level = 30\nplayer = true\nprofession = "necromancer"\nstats = { int =
 
 
 # -- R-LVL-4 and the cast event's level ----------------------------------------------------
-def test_every_cast_event_carries_the_spell_level_r_lvl_4(standoff):
-    """R-LVL-1 / R-LVL-4: the `cast` event names the level: an NPC of level 17 casts at
+def test_every_cast_event_carries_the_spell_level_r_lvl_1_r_lvl_2(standoff):
+    """R-LVL-1 / R-LVL-2: the `cast` event names the level: an NPC of level 17 casts at
     17; a level-30 necromancer (caster penalty 30/20 = 1, int 18 adds 0) at 29."""
     npc = standoff(attacker="level = 17", victim="hp = 100", extra=spell_toml("zap", damage="1"))
     assert cast(npc, "a", "zap", "v")[0]["level"] == 17
@@ -65,8 +65,9 @@ def test_wait_on_a_failed_save_cut_by_npc_tier_r_lag_6(standoff, monkeypatch, ti
     assert world.wait_of("v") == wait
 
 
-def test_no_wait_on_a_saved_cast_r_lag_6(standoff, monkeypatch):
-    """The spell's own effects need a failed save: roll 39 saves, no wait, no daze."""
+def test_no_wait_on_a_saved_cast(standoff, monkeypatch):
+    """The spell's own effects need a failed save: roll 39 saves, no wait, no daze (no
+    rule ID: this is the spell fields' condition, not R-LAG-6's tier cut)."""
     world = standoff(victim="hp = 100")
     pin_draws(world, monkeypatch, "percent", [39, 39])
     cast(world, "a", "entangle", "v")
