@@ -15,13 +15,13 @@ import numpy as np
 
 from affray.arith import clamp, tdiv
 from affray.systems.rules import immunity
+from affray.systems.rules.protections import EVIL, GOOD
+from affray.systems.rules.volley_protect import tdiv_many
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
     from affray.systems.rules.sheet import Sheet
     from affray.world import World
-
-GOOD, EVIL = 333, -333
 
 
 def saves_model(content: Content) -> int:
@@ -228,10 +228,10 @@ def save_thresholds_many(world: World, level: int, victim_level: np.ndarray,
     immune = (imm & bits) != 0
     resistant = ((res & bits) != 0) & ((vuln & bits) == 0)
     vulnerable = ((vuln & bits) != 0) & ((res & bits) == 0)
-    shift = _tdiv_many(victim_level, 5) if model == 0 else 5 + _tdiv_many(victim_level, 10)
+    shift = tdiv_many(victim_level, 5) if model == 0 else 5 + tdiv_many(victim_level, 10)
     shifts = (np.where(berserk, shift, 0) + np.where(resistant, shift, 0)
               - np.where(vulnerable, shift, 0))
-    linear = -_tdiv_many(saving_throw * 90, np.maximum(45, victim_level))
+    linear = -tdiv_many(saving_throw * 90, np.maximum(45, victim_level))
     if model == 0:
         chance = np.clip(40 + (victim_level - level) * 4 + linear + shifts, 5, 95)
         return immune, chance.astype(np.int64), 100
@@ -252,10 +252,3 @@ def bulk_saves_apply(world: World, caster: Sheet | None, damage_type: str) -> bo
         return False
     return not (caster is not None and caster.level.alignment > GOOD
                 and caster.skills.learned.get("holy_craft", 0))
-
-
-def _tdiv_many(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndarray:
-    """C++ truncating division over arrays (`affray.arith.tdiv`'s rule)."""
-    quotient = np.floor_divide(numerator, denominator)
-    inexact = quotient * denominator != numerator
-    return np.where((quotient < 0) & inexact, quotient + 1, quotient)

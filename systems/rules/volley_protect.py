@@ -49,8 +49,8 @@ def affect_mask(levels: dict[str, int]) -> int:
     return mask
 
 
-def tdiv_many(numerator: IntArray, denominator: int) -> IntArray:
-    """C++ truncating division of an int array by a positive whole number (as `tdiv`)."""
+def tdiv_many(numerator: IntArray, denominator: int | IntArray) -> IntArray:
+    """C++ truncating division of an int array by positive whole numbers (as `tdiv`)."""
     return np.where(numerator >= 0, numerator // denominator, -((-numerator) // denominator))
 
 
