@@ -292,6 +292,8 @@ def _check_top(spec: ScenarioFile, source: str) -> None:
 def _populate(world: World, spec: ScenarioFile, source: str) -> None:
     content, grid = world.content, world.grid
     ids = Counter(c.id for c in spec.creatures)  # linear in creatures, not quadratic
+    # A fight's foe without a scan per creature (the first of an id, as a scan found).
+    foes = {c.id: c for c in reversed(spec.creatures)}
     for index, entry in enumerate(spec.creatures):
         def fail(field_name: str, message: str, entry: ScenarioCreature = entry,
                  index: int = index) -> ScenarioError:
@@ -321,7 +323,7 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
         if entry.fighting is not None and (entry.fighting not in ids or entry.fighting == entry.id):
             raise fail("fighting", f"{entry.fighting!r} is not another creature of the scenario")
         if entry.fighting is not None:
-            foe = next(c for c in spec.creatures if c.id == entry.fighting)
+            foe = foes[entry.fighting]
             if chebyshev(entry.at, foe.at) != 1:  # R-MELEE-2: a fight is between neighbours
                 raise fail("fighting", f"{entry.fighting!r} at {list(foe.at)} is not beside "
                            f"{entry.id!r} at {list(entry.at)}: melee needs adjacent cells")
