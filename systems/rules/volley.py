@@ -45,9 +45,10 @@ from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.immunity import WEAPON
+from affray.systems.rules.tohit import POSITION_RANK
 from affray.systems.rules.volley_blows import DAMAGE, DEFENDED, IMMUNE, MISS, compute_blows
 from affray.systems.rules.volley_columns import gather
-from affray.systems.rules.volley_protect import defaults_in_use
+from affray.systems.rules.volley_protect import AFFECT_BITS, defaults_in_use
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -215,9 +216,6 @@ def _hooked(world: World, sheet: Sheet) -> bool:
 
 def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
     """`plain` (without hooks) for every creature of the columns at once."""
-    from affray.systems.rules.tohit import POSITION_RANK
-    from affray.systems.rules.volley_protect import AFFECT_BITS
-
     stunned = AFFECT_BITS["stun"] | AFFECT_BITS["weak_stun"] | AFFECT_BITS["paralysis"]
     up = (cols.rank == POSITION_RANK["standing"]) | (cols.rank == POSITION_RANK["fighting"])
     enough = (cols.player == 0) | (cols.move > MOST_BLOWS * np.maximum(cols.level // 20, 1))

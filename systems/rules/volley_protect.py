@@ -23,6 +23,7 @@ import numpy as np
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import EVIL, GOOD, default_protections, exact_armor
+from affray.systems.rules.tohit import exact_knob
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
@@ -213,8 +214,6 @@ def armor_many(content: Content, hits: HitArrays, victims: VictimArrays,
 
 def exact_knob_fraction(value: float) -> tuple[int, int]:
     """A decimal knob as (numerator, denominator), as `tohit.exact_knob`."""
-    from affray.systems.rules.tohit import exact_knob
-
     fraction = exact_knob(value)
     return fraction.numerator, fraction.denominator
 
