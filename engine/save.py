@@ -52,10 +52,8 @@ _ARRAY_KINDS = "biuf"
 
 def _decode_array(data: Any, expect: str | None = None) -> np.ndarray:
     """An array from its saved form; SaveError for a bad dtype, shape or data."""
-    if isinstance(data, SavedArray):
-        data = msgspec.structs.asdict(data)
     try:
-        spec = msgspec.convert(data, SavedArray)
+        spec = data if isinstance(data, SavedArray) else msgspec.convert(data, SavedArray)
         dtype = np.dtype(spec.dtype)
     except (msgspec.ValidationError, TypeError, ValueError) as error:
         raise SaveError(f"array: {error}") from None
