@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from affray.systems.rules.shapes import is_area_shape
+
 if TYPE_CHECKING:
     from affray.defs import SpellDef
 
@@ -81,4 +83,4 @@ class CastRecord:
     @property
     def area_spell(self) -> bool:
         """Burst, cone and line are area spells (R-SHAPE-5)."""
-        return self.definition.shape in ("burst", "cone", "line")
+        return is_area_shape(self.definition.shape)
