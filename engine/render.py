@@ -218,7 +218,7 @@ def _last_pulse_events(world: World) -> list[dict[str, Any]]:
 def _last_pulse_casts(world: World) -> list[tuple[str, str, list[list[int]]]]:
     """(caster, spell, cells reached) of the casts the last pulse resolved."""
     return [(record.caster_id, record.spell, [[int(x), int(y)] for x, y in record.area])
-            for record in getattr(world, "cast_records", ())]
+            for record in world.cast_records]
 
 
 def _draw_events(axes: Any, frame: dict[str, Any], events: list[dict[str, Any]],

@@ -149,7 +149,7 @@ class Recorder:
         # The cells each cast reached: [pulse, caster, spell, [[x, y], ...]], read from the
         # Spell system's `world.cast_records` (the cast event does not carry them).
         self.casts: list[list[Any]] = []
-        self._seen_casts: list[Any] = list(getattr(world, "cast_records", ()))
+        self._seen_casts: list[Any] = list(world.cast_records)
 
     @property
     def end_pulse(self) -> int:
@@ -192,10 +192,10 @@ class Recorder:
         return {**frame, "pulse": last} != self._last_key
 
     def _take_casts(self, world: World, pulse: int) -> None:
-        records = list(getattr(world, "cast_records", ()))
+        records = list(world.cast_records)
         for record in records:
             if not any(record is seen for seen in self._seen_casts):
-                area = [[int(x), int(y)] for x, y in getattr(record, "area", ())]
+                area = [[int(x), int(y)] for x, y in record.area]
                 self.casts.append([pulse, record.caster_id, record.spell, area])
         self._seen_casts = records
 
@@ -262,7 +262,7 @@ def item_symbols(world: World) -> dict[str, str]:
 
 def start_recording(world: World) -> Recorder:
     """Attach a recorder to the world: every later tick is recorded (`World.record`)."""
-    recorder = getattr(world, "recorder", None)
+    recorder = world.recorder
     if recorder is None:
         recorder = Recorder(world)
         world.recorder = recorder
