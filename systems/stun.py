@@ -23,7 +23,7 @@ class StunSystem(System):
     """Outside combat, stuns wear off one step per round (R-STUN-4)."""
 
     name = "Stun"
-    rules = "R-STUN-1..6 (stun decay outside combat, stun checks at round start)"
+    rules = "R-STUN-4 (stun decay outside combat; round-start checks run in Melee)"
 
     def process(self, world: World) -> None:
         if not world.stunned or world.pulse % world.content.fight.round_pulses:
