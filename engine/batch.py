@@ -71,7 +71,7 @@ def prepare(scenario: str | Path) -> BatchJob:
     `scenario` is a file, or the name of a built-in scenario ("duel", "demo")."""
     from msgspec.structs import replace as replace_struct
 
-    from affray.content_loader import default_content
+    from affray.content_loader import default_content, read_source
     from affray.scenario import build_world, parse_scenario
 
     path = Path(scenario)
@@ -79,11 +79,7 @@ def prepare(scenario: str | Path) -> BatchJob:
         from affray.scenario import builtin_scenario
 
         path = builtin_scenario(path.name)  # "duel": a built-in scenario by name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot read: {error.strerror}") from None
-    spec, raw = parse_scenario(text, str(path))
+    spec, raw = parse_scenario(read_source(path, ScenarioError), str(path))
     content = default_content().layered(spec.content, str(path))
     plain = replace_struct(spec, content={})  # its content is folded into `content`
     world = build_world(spec, raw, str(path))  # validates everything, as `affray check`

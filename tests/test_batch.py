@@ -270,3 +270,15 @@ def test_quick_bench_runs_with_the_duel_rows(tmp_path):
                  "scenario loading (parse + build)"):
         assert name in names
     assert all(row["ok"] for row in rows)
+
+
+def test_batch_reads_a_scenario_as_run_does(tmp_path):
+    """R-ENG-1: `batch` reads the file as `run` and `check` do: a UTF-8 byte-order mark is
+    fine, and text that is not UTF-8 is a ScenarioError naming the byte, not a traceback."""
+    marked = tmp_path / "marked.toml"
+    marked.write_bytes(b"\xef\xbb\xbf" + DUEL.read_bytes())
+    assert prepare(marked).creatures == DUEL_IDS
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'name = "caf\xe9"\n' + DUEL.read_bytes())
+    with pytest.raises(affray.ScenarioError, match=r"latin.toml: not UTF-8 text: byte 0xe9"):
+        prepare(latin)
