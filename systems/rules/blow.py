@@ -18,7 +18,7 @@ from affray.events import Defended, Miss, TooTired
 from affray.systems.rules import immunity
 from affray.systems.rules.damage import apply_modifiers, finish, run_hooks
 from affray.systems.rules.hit import Hit
-from affray.systems.rules.protections import protect
+from affray.systems.rules.protections import EVIL, GOOD, protect
 from affray.systems.rules.skills import effective_skill, weapon_skill
 from affray.systems.rules.tohit import (
     FIGHTING,
@@ -101,7 +101,7 @@ def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int
             p = rng.percent()
             if p <= tdiv(skill, 8):
                 dam = 2 * dam + tdiv(dam * 2 * p, 100)
-        if (weapon.holy and attacker.level.alignment > 333 and victim.level.alignment < -333
+        if (weapon.holy and attacker.level.alignment > GOOD and victim.level.alignment < EVIL
                 and rng.percent() < 30):
             dam += tdiv(dam * 120, 100)
     return dam

@@ -19,6 +19,7 @@ import numpy as np
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.defence import WEAK_STUN_HALVES
+from affray.systems.rules.protections import EVIL, GOOD
 from affray.systems.rules.tohit import FIGHTING, RESTING, SLEEPING
 from affray.systems.rules.volley_columns import (
     DEFENCE_BIT,
@@ -250,8 +251,8 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     p = percent(gen.random(n))
     sharp = armed & (cols.sharp[a] != 0) & (p <= tdiv_many(skill, 8))
     dam = np.where(sharp, 2 * dam + tdiv_many(dam * 2 * p, 100), dam)
-    holy = (armed & (cols.holy[a] != 0) & (cols.alignment[a] > 333)
-            & (cols.alignment[v] < -333) & (percent(gen.random(n)) < 30))
+    holy = (armed & (cols.holy[a] != 0) & (cols.alignment[a] > GOOD)
+            & (cols.alignment[v] < EVIL) & (percent(gen.random(n)) < 30))
     return np.where(holy, dam + tdiv_many(dam * 120, 100), dam)
 
 
