@@ -125,8 +125,9 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                                if e["change"] == "destroyed"
                                else f"{e['target']}'s {_spell(e['item'])} is damaged by "
                                     f"acid."),
-    "death": lambda e: (f"{e['target']} is killed by {e['killer']}." if e["killer"]
-                        else f"{e['target']} dies."),
+    "death": lambda e: (f"{e['target']} dies." if not e["killer"]
+                        else f"{e['target']} dies by its own hand." if e["killer"] == e["target"]
+                        else f"{e['target']} is killed by {e['killer']}."),
     "cast": lambda e: (f"{e['actor']} casts {e['spell'].replace('_', ' ')} at "
                        f"{e['target'] if isinstance(e['target'], str) else _cell(e['target'])}."),
     "cast_failed": lambda e: (f"{e['actor']}'s {_spell(e['spell'])} fizzles: "

@@ -101,6 +101,7 @@ def test_r_eng_4_a_caster_caught_by_its_own_cast_is_named_once():
     other = own._replace(target="orc", saved=False, critical=True, cause="arc")
     assert render_event(other) == "mage's spark hits orc for 3 (arc) (critical)."
     assert render_event(ev.Stun(3, "orc", "stun")) == "orc is stunned."
+    assert render_event(ev.Death(3, "mage", "mage")) == "mage dies by its own hand."
 
 
 def test_r_def_1_a_defence_reads_as_the_defender_doing_it():
