@@ -78,7 +78,7 @@ def nearest_unstruck(world: World, cell: tuple[int, int], struck: set[int],
         cx, cy = wx + x0, wy + y0
         if entity in struck or (cx, cy) == cell:
             continue
-        if reach > 1 and not line_of_effect(grid, cell, (cx, cy)):
+        if not line_of_effect(grid, cell, (cx, cy)):  # reach 1 returned above
             continue
         key = ((cx - x) ** 2 + (cy - y) ** 2, sheets[entity].spawn.number, entity)
         if best is None or key < best:
