@@ -42,3 +42,18 @@ class SequenceRng(Rng):
 
     def percent(self) -> int:
         return self.values.pop(0) if len(self.values) > 1 else self.values[0]
+
+
+class RangeRecordingRng(Rng):
+    """Rng that records the bounds of every number_range(low, high) it draws, so a test
+    can check which range a rule rolls in; the draws themselves are the seeded ones."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.calls: list[tuple[int, int]] = []
+
+    def number_range(self, low: int, high: int) -> int:
+        self.calls.append((low, high))
+        return super().number_range(low, high)

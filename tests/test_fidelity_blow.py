@@ -132,18 +132,7 @@ def test_r_melee_3_bare_hands_roll_between_the_sources_bounds(duel):
     """R-MELEE-3: a bare-handed player rolls number_range(1 + 4*skill/100,
     (2L/3)*skill/100): level 30, hand to hand 60 (skill 80): 4..16; 80 (skill 100):
     5..20."""
-    from affray.rng import Rng
-
-    class Recording(Rng):
-        __slots__ = ("calls",)
-
-        def __init__(self, seed: int) -> None:
-            super().__init__(seed)
-            self.calls: list[tuple[int, int]] = []
-
-        def number_range(self, low: int, high: int) -> int:
-            self.calls.append((low, high))
-            return super().number_range(low, high)
+    from fixed_draws import RangeRecordingRng as Recording
 
     for learned, bounds in ((60, (4, 16)), (80, (5, 20))):
         world = duel(f"player = true\nlevel = 30\nskills = {{ hand_to_hand = {learned} }}",

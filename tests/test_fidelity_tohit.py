@@ -245,18 +245,7 @@ def test_r_hit_2_to_5_the_armor_models_roll_uses_accuracy_and_evasion(duel):
 
 def test_r_hit_1_the_legacy_d20_has_twenty_faces(duel):
     """R-HIT-1 / R-HIT-5: d = number_range(0, 19), in both models."""
-    from affray.rng import Rng
-
-    class Recording(Rng):
-        __slots__ = ("calls",)
-
-        def __init__(self, seed: int) -> None:
-            super().__init__(seed)
-            self.calls: list[tuple[int, int]] = []
-
-        def number_range(self, low: int, high: int) -> int:
-            self.calls.append((low, high))
-            return super().number_range(low, high)
+    from fixed_draws import RangeRecordingRng as Recording
 
     world = duel("", "")
     rng = Recording(1)
