@@ -122,8 +122,8 @@ attack = "orc"
     assert "out of range" in refused[0]["reason"]
 
 
-def test_r_eng_2_attack_starts_a_fight_both_ways(make_world):
-    """An attack marks the attacker fighting its target, and the target fights back."""
+def test_attack_starts_a_fight_both_ways(make_world):
+    """SCENARIO.md Attack: the attacker fights its target, and the target fights back."""
     from affray.components import Combat
 
     world = make_world(ARENA)
