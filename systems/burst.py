@@ -31,6 +31,7 @@ from affray.events import ChestBroken, DoorBroken, FellIn, FireChanged, Pushed, 
 from affray.grid import TERRAIN_NAMES, Terrain
 from affray.systems.base import System
 from affray.systems.rules.lag import raise_lag
+from affray.systems.rules.shapes import sign
 from affray.systems.rules.statuses import end_status
 
 if TYPE_CHECKING:
@@ -41,15 +42,11 @@ if TYPE_CHECKING:
 Cell = tuple[int, int]
 
 
-def _sign(value: int) -> int:
-    return (value > 0) - (value < 0)
-
-
 def push_direction(position: Cell, source: Cell) -> Cell:
     """One cell straight away from `source` (R-FORCE-1 decision): the sign of dx and of
     dy, so a creature off the axes goes diagonally, one on an axis along it; (0, 0) when
     it stands on the source (it is not pushed)."""
-    return _sign(position[0] - source[0]), _sign(position[1] - source[1])
+    return sign(position[0] - source[0]), sign(position[1] - source[1])
 
 
 class _CellEntities:

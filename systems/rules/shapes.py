@@ -78,7 +78,8 @@ def is_area_shape(shape: str) -> bool:
 
 
 # -- lines ------------------------------------------------------------------------------------
-def _sign(value: int) -> int:
+def sign(value: int) -> int:
+    """-1, 0 or 1: the direction of one axis of an offset."""
     return (value > 0) - (value < 0)
 
 
@@ -92,8 +93,8 @@ def step_offset(dx: int, dy: int, k: int) -> Cell:
     """
     ax, ay = abs(dx), abs(dy)
     if ax >= ay:
-        return (k * _sign(dx), _sign(dy) * ((2 * k * ay + ax) // (2 * ax)))
-    return (_sign(dx) * ((2 * k * ax + ay) // (2 * ay)), k * _sign(dy))
+        return (k * sign(dx), sign(dy) * ((2 * k * ay + ax) // (2 * ax)))
+    return (sign(dx) * ((2 * k * ax + ay) // (2 * ay)), k * sign(dy))
 
 
 def bresenham(a: Cell, b: Cell) -> list[Cell]:
