@@ -74,6 +74,8 @@ def base_chance(world: World, defender: Sheet, name: str) -> int | None:
 def adjust(world: World, defender: Sheet, name: str, chance: int) -> int:
     """Weak stun halving (R-DEF-5) and blindness (R-DEF-8), in that order."""
     affects = defender.affects.levels
+    if not affects:
+        return chance  # the common case: nothing to adjust
     if "weak_stun" in affects and name in WEAK_STUN_HALVES:
         chance = tdiv(chance, 2)
     if "blind" in affects:
@@ -97,7 +99,7 @@ def bat_swarm(world: World, hit: Hit) -> bool:
     """R-DEF-2: an affect, not a skill: chance 50 + (defender level - attacker level);
     succeeds on number_percent() <= chance."""
     defender = hit.victim
-    if not defender.has("bat_swarm"):
+    if "bat_swarm" not in defender.affects.levels:
         return False
     return world.rng.percent() <= 50 + level_gap(defender, hit.source)
 
@@ -107,12 +109,13 @@ def shield_block(world: World, hit: Hit) -> bool:
     samurai, paladin; halved against a flail, fails against a whip; succeeds on
     number_percent() < chance + level gap; a player needs movement points."""
     defender, attacker = hit.victim, hit.source
-    if not defender.shield or not awake(defender) or "stun" in defender.affects.levels:
+    if (not defender.shield or defender.vitals.position not in AWAKE
+            or "stun" in defender.affects.levels):
         return False
     base = base_chance(world, defender, "shield_block")
     if base is None:
         return False
-    if defender.npc:
+    if not defender.creature.player:
         chance = base
     else:
         chance = tdiv(base, 2) - 10
@@ -121,7 +124,7 @@ def shield_block(world: World, hit: Hit) -> bool:
     attacking_with = weapon_class(attacker)
     if attacking_with == "whip":
         return False
-    if attacking_with == "flail" and not defender.npc:  # an NPC's chance is flat (R-DEF-7)
+    if attacking_with == "flail" and defender.creature.player:  # an NPC's chance is flat (R-DEF-7)
         chance = tdiv(chance, 2)
     chance = adjust(world, defender, "shield_block", chance)
     if defender.creature.player and defender.vitals.move <= 0:
@@ -135,12 +138,12 @@ def blink(world: World, hit: Hit) -> bool:
     it fail, as every defence that needs a reaction, R-DEF-5); weak stun halves
     effective/2 before the level term is added, as for parry (R-DEF-5)."""
     defender = hit.victim
-    if not awake(defender) or "stun" in defender.affects.levels:
+    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
         return False
     base = base_chance(world, defender, "blink")
     if base is None:
         return False
-    half = base if defender.npc else tdiv(base, 2)
+    half = base if not defender.creature.player else tdiv(base, 2)
     chance = adjust(world, defender, "blink", half) + tdiv(level_gap(defender, hit.source), 2)
     return world.rng.percent() < chance
 
@@ -153,12 +156,12 @@ def cross_block(world: World, hit: Hit) -> bool:
     equipment = defender.equipment
     if equipment.wield is None or equipment.second is None:
         return False
-    if not awake(defender) or defender.has("stun"):
+    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
         return False
     base = base_chance(world, defender, "cross_block")
     if base is None:
         return False
-    if defender.npc:
+    if not defender.creature.player:
         if defender.vitals.move <= 0:
             return False
         chance = base
@@ -177,7 +180,7 @@ def parry(world: World, hit: Hit) -> bool:
     chance = effective/2, + chance/5 for warrior, samurai, paladin. Succeeds on
     number_percent() < chance + level gap."""
     defender, attacker = hit.victim, hit.source
-    if not awake(defender) or "stun" in defender.affects.levels:
+    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
         return False
     if defender.creature.player and defender.weapon is None:
         return False
@@ -186,7 +189,7 @@ def parry(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "parry")
     if base is None:
         return False
-    if defender.npc:
+    if not defender.creature.player:
         chance = base
     else:
         chance = tdiv(base, 2)
@@ -201,9 +204,10 @@ def hand_block(world: World, hit: Hit) -> bool:
     chance = effective/2 for a ninja, effective/3 otherwise; succeeds on
     number_percent() < chance + level gap."""
     defender = hit.victim
-    if defender.npc or defender.weapon is not None or defender.equipment.second is not None:
+    if (not defender.creature.player or defender.weapon is not None
+            or defender.equipment.second is not None):
         return False
-    if not awake(defender) or defender.has("stun"):
+    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
         return False
     base = base_chance(world, defender, "hand_block")
     if base is None:
@@ -219,12 +223,12 @@ def dodge(world: World, hit: Hit) -> bool:
     anti-paladin; an NPC's is a flat 50 (R-DEF-4); x6/5 against a flail or whip.
     Succeeds on number_percent() < chance + (level gap)/2; a player needs movement."""
     defender, attacker = hit.victim, hit.source
-    if not awake(defender) or "stun" in defender.affects.levels:
+    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
         return False
     base = base_chance(world, defender, "dodge")
     if base is None:
         return False
-    if defender.npc:
+    if not defender.creature.player:
         chance = base
     else:
         chance = tdiv(base, 2) + 2 * (defender.stats.dexterity - 20)

@@ -33,6 +33,8 @@ def sanctuary(hit: Hit, world: World) -> None:
     clan guard). Else the resistance spell: dam - dam*2/5. Truncating: 37 -> 18; shroud
     37 -> 22; resistance 37 -> 37 - 14 = 23."""
     affects = hit.victim.affects.levels
+    if not affects:
+        return  # the common case: no affect, nothing to look up
     if "sanctuary" in affects or "stardust" in affects:
         hit.dam = tdiv(hit.dam, 2)
     elif "dark_shroud" in affects:
@@ -45,10 +47,10 @@ def alignment(hit: Hit, world: World) -> None:
     """R-PROT-2: protection from evil (good) takes dam/4 off a hit from an evil (good)
     attacker. Truncating: 37 -> 37 - 9 = 28. No attacker, no cut."""
     source = hit.source
-    if source is None:
+    affects = hit.victim.affects.levels
+    if source is None or not affects:
         return
     attacker_alignment = source.level.alignment
-    affects = hit.victim.affects.levels
     if ((attacker_alignment < EVIL and "protection_evil" in affects)
             or (attacker_alignment > GOOD and "protection_good" in affects)):
         hit.dam -= tdiv(hit.dam, 4)
@@ -57,8 +59,12 @@ def alignment(hit: Hit, world: World) -> None:
 def temperature(hit: Hit, world: World) -> None:
     """R-PROT-3: protection from heat takes dam/4 off fire; from cold, off cold.
     Truncating: 37 -> 28."""
-    if ((hit.damage_type == "fire" and hit.victim.has("protection_heat"))
-            or (hit.damage_type == "cold" and hit.victim.has("protection_cold"))):
+    damage_type = hit.damage_type
+    if damage_type != "fire" and damage_type != "cold":
+        return
+    affects = hit.victim.affects.levels
+    if ((damage_type == "fire" and "protection_heat" in affects)
+            or (damage_type == "cold" and "protection_cold" in affects)):
         hit.dam -= tdiv(hit.dam, 4)
 
 
@@ -94,9 +100,10 @@ def immune(hit: Hit, world: World) -> None:
         bits = immunity.hit_bits(world.content, hit.damage_type, hit.flags)
         if bits:
             own = victim.immunities
-            outcome = immunity.resolve(bits, own.imm | victim.gear_imm, own.res | victim.gear_res,
-                                       own.vuln | victim.gear_vuln)
-            hit.dam = immunity.apply(outcome, hit.dam)
+            imm, res = own.imm | victim.gear_imm, own.res | victim.gear_res
+            vuln = own.vuln | victim.gear_vuln
+            if bits & (imm | res | vuln):  # else resolve says normal: the damage stays
+                hit.dam = immunity.apply(immunity.resolve(bits, imm, res, vuln), hit.dam)
     if hit.damage_type == "lightning" and "conductor" in victim.affects.levels:
         hit.dam -= tdiv(hit.dam, 4)
     if before > 0 and hit.dam == 0:
@@ -119,6 +126,13 @@ class ExactArmor(NamedTuple):
     spell_factor: Fraction
     spell_pierce_level: Fraction
     dr_pow: float                 # the power itself, for the inexact fractional case
+    # dr_level, dr_pierce and cap taken apart once into whole numbers (cut_fraction's).
+    dl_num: int = 0
+    dl_den: int = 1
+    dp_num: int = 0
+    dp_den: int = 1
+    cap_num: int = 0
+    cap_den: int = 1
 
 
 MAX_CUT = Fraction(99, 100)  # R-HIT-9
@@ -128,10 +142,13 @@ MAX_CUT = Fraction(99, 100)  # R-HIT-9
 def exact_armor(knobs: ArmorModel) -> ExactArmor:
     """The knobs as the decimals content wrote (1.6 is 8/5)."""
     power = int(knobs.dr_pow) if float(knobs.dr_pow).is_integer() else None
-    return ExactArmor(exact_knob(knobs.dr_level), exact_knob(knobs.dr_pierce),
-                      min(exact_knob(knobs.dr_cap) / 100, MAX_CUT), power,
+    dr_level, dr_pierce = exact_knob(knobs.dr_level), exact_knob(knobs.dr_pierce)
+    cap = min(exact_knob(knobs.dr_cap) / 100, MAX_CUT)
+    return ExactArmor(dr_level, dr_pierce, cap, power,
                       exact_knob(knobs.spell_factor), exact_knob(knobs.spell_pierce_level),
-                      knobs.dr_pow)
+                      knobs.dr_pow, dr_level.numerator, dr_level.denominator,
+                      dr_pierce.numerator, dr_pierce.denominator, cap.numerator,
+                      cap.denominator)
 
 
 def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
@@ -142,25 +159,28 @@ def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
     taken apart into numerators and denominators (whole-number arithmetic is several
     times cheaper than Fraction objects on the blow's path)."""
     an, ad = armor.numerator, armor.denominator
-    cap = exact.cap
     if an <= 0:
         return 0, 1
-    dl, dp = exact.dr_level, exact.dr_pierce
+    dl_num, dl_den, dp_num, dp_den = exact.dl_num, exact.dl_den, exact.dp_num, exact.dp_den
+    cap_num, cap_den = exact.cap_num, exact.cap_den
     pn, pd = pierce.numerator, pierce.denominator
     # k = dl * Lv + dp * pierce = kn / kd
-    kd = dl.denominator * dp.denominator * pd
-    kn = (dl.numerator * victim_level * dp.denominator * pd
-          + dp.numerator * pn * dl.denominator)
+    kd = dl_den * dp_den * pd
+    kn = dl_num * victim_level * dp_den * pd + dp_num * pn * dl_den
     if kn <= 0:
-        return cap.numerator, cap.denominator
+        return cap_num, cap_den
     power = exact.power
     if power is None:
         x = (an * kd / (kn * ad)) ** exact.dr_pow
         cut = x / (1.0 + x)
+        cap = exact.cap
         return float(cap) if cut > cap else cut
-    a, k = (an * kd) ** power, (kn * ad) ** power  # armor/k = a/k after the power
-    if a * cap.denominator > cap.numerator * (a + k):
-        return cap.numerator, cap.denominator
+    if power == 1:  # the default: no power to raise
+        a, k = an * kd, kn * ad
+    else:
+        a, k = (an * kd) ** power, (kn * ad) ** power  # armor/k = a/k after the power
+    if a * cap_den > cap_num * (a + k):
+        return cap_num, cap_den
     return a, a + k
 
 

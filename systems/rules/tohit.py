@@ -8,6 +8,7 @@ then (armor model, middle faces) one uniform.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -30,14 +31,17 @@ def stat_index(value: int) -> int:
     return 0 if value < 0 else 28 if value > 28 else value
 
 
+ZERO = Fraction(0)  # shared: a Fraction is immutable, and building one costs a gcd
+
+
 class Roll(NamedTuple):
     """The outcome of a to-hit roll and what the blow needs from it (a tuple: one is
     made per blow, and building a tuple positionally is the cheapest record)."""
 
     hit: bool
     critical: bool = False
-    pierce: Fraction = Fraction(0)       # effective hitroll, exact, for armor (R-HIT-7)
-    armor_bonus: Fraction = Fraction(0)  # from a successful armor-use roll (R-HIT-3)
+    pierce: Fraction = ZERO       # effective hitroll, exact, for armor (R-HIT-7)
+    armor_bonus: Fraction = ZERO  # from a successful armor-use roll (R-HIT-3)
 
 
 # -- shared pieces --------------------------------------------------------------------
@@ -63,12 +67,28 @@ def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> Fraction:
     """R-HIT-2: hitroll * skill% * (1 + strength hit bonus%), exact: it pierces armor,
     a protection step, which works in exact fractions (R-PROT-9). `skill` is the blow's
     skill (20 + weapon skill, so 20..120, as the source's)."""
-    return Fraction(hitroll_ten_thousandths(sheet, skill, content), HITROLL_SCALE)
+    return exact_hitroll(hitroll_ten_thousandths(sheet, skill, content))
 
 
+_EXACT_HITROLLS: dict[int, Fraction] = {}
+
+
+def exact_hitroll(ten_thousandths: int) -> Fraction:
+    """`ten_thousandths` / 10000 as a Fraction, memoised: a blow needs one, building it
+    (a gcd and type checks) costs more than the rest of the to-hit roll, and a fight
+    sees a handful of distinct values. Fractions are immutable, so sharing one is safe."""
+    exact = _EXACT_HITROLLS.get(ten_thousandths)
+    if exact is None:
+        if len(_EXACT_HITROLLS) >= 4096:  # bounded: a game varying hitroll endlessly
+            _EXACT_HITROLLS.clear()
+        exact = _EXACT_HITROLLS[ten_thousandths] = Fraction(ten_thousandths, HITROLL_SCALE)
+    return exact
+
+
+@functools.lru_cache(maxsize=256)
 def exact_knob(value: float) -> Fraction:
     """A content knob as the decimal it was written as: 1.6 is 8/5, not the binary float
-    just below it (so a 10% cut is exactly 10%)."""
+    just below it (so a 10% cut is exactly 10%). Memoised: knobs are few and fixed."""
     return Fraction(repr(value))
 
 
@@ -152,17 +172,16 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
                      blind_fighting: int, armor_use: int) -> Roll:
     """The armor model's roll (R-HIT-2..5)."""
     knobs = content.fight.armor
-    bonus = Fraction(0)
+    bonus = ZERO
     if armor_use > 1 and armor_use_succeeds(victim, rng, armor_use):
         bonus = exact_knob(knobs.armor_use_bonus) * victim.modify_level
     blind_failed = ("blind" in attacker.affects.levels
                     and blind_fails(attacker, rng, blind_fighting))
     hitroll = hitroll_ten_thousandths(attacker, skill, content)
-    pierce = Fraction(hitroll, HITROLL_SCALE)
     acc = knobs.base_w * class_base(attacker) + hitroll / HITROLL_SCALE
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
-    return Roll(hit, critical, pierce, bonus)
+    return Roll(hit, critical, exact_hitroll(hitroll), bonus)
 
 
 # -- the legacy model -----------------------------------------------------------------
