@@ -86,7 +86,7 @@ def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int
     weapon = attacker.weapon
     hand = attacker.offense.hand_dice
     weapon_dice = attacker.weapon_dice
-    if attacker.npc and hand is not None and (
+    if hand is not None and not attacker.creature.player and (
             weapon_dice is None or dice_average_x2(hand) > dice_average_x2(weapon_dice)):
         dam = rng.dice(hand[0], hand[1]) + hand[2]
     elif weapon_dice is not None:
@@ -120,9 +120,9 @@ def apply_class(world: World, attacker: Sheet, dam: int) -> int:
 
 def apply_damroll(world: World, attacker: Sheet, dam: int, skill: int) -> int:
     """dam += damroll*min(100, skill)/100, then dam += dam*str_app[STR].damage/100."""
-    dam += tdiv(attacker.offense.damroll * min(100, skill), 100)
+    dam += tdiv(attacker.offense.damroll * (100 if skill > 100 else skill), 100)
     str_damage = world.content.stats.str_.damage[stat_index(attacker.stats.strength)]
-    return dam + tdiv(dam * str_damage, 100)
+    return dam + tdiv(dam * str_damage, 100) if str_damage else dam
 
 
 def position_multiplier(victim: Sheet, value: int) -> int:
@@ -138,17 +138,26 @@ def position_multiplier(victim: Sheet, value: int) -> int:
 def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") -> int:
     """One blow through the whole pipeline (R-MELEE-1). Returns the hit points taken;
     raises VictimDeath when the blow (or a hook) kills. A player with no movement
-    points left strikes nothing: a `too_tired` event."""
-    refresh_move(world, attacker)
-    refresh_move(world, victim)  # its movement counts for evasion, AC and defences
+    points left strikes nothing: a `too_tired` event.
+
+    The hottest function of a fight: the steps are the functions above and in tohit,
+    protections, defence and damage; only glue (attribute reads, the checks that let a
+    step be skipped when it would do nothing) is written out here."""
+    pulse = world.pulse
+    a_vitals = attacker.vitals
+    if a_vitals.move_pulse != pulse:
+        refresh_move(world, attacker)
+    if victim.vitals.move_pulse != pulse:
+        refresh_move(world, victim)  # its movement counts for evasion, AC and defences
+    player = attacker.creature.player
     if not can_hit(attacker, victim):
-        if (attacker.creature.player and attacker.vitals.move <= 0
-                and attacker.vitals.alive and victim.vitals.alive):
-            world.emit(TooTired(world.pulse, attacker.id, victim.id))  # no silent stop
+        if player and a_vitals.move <= 0 and a_vitals.alive and victim.vitals.alive:
+            world.emit(TooTired(pulse, attacker.id, victim.id))  # no silent stop
         return 0
-    pay_movement(attacker)
+    if player:
+        pay_movement(attacker)
     content = world.content
-    weapon = attacker.weapon
+    rng = world.rng
     # R-IMM-5: a blow always carries a type (a punch is bash); a flaming sword's is fire,
     # kept for immunity and armor, with none of magic's type rules (R-MELEE-8).
     damage_type = attacker.weapon_type
@@ -157,39 +166,45 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
                       if "blind" in attacker.affects.levels else 0)
     armor_use = (effective_skill(world, victim, "armor_use")
                  if "armor_use" in victim.skills.learned else 0)
-    if content.fight.model == "armor":
-        roll = roll_armor_model(attacker, victim, skill, world.rng, content,
-                                blind_fighting, armor_use)
+    fight = content.fight
+    if fight.model == "armor":
+        hits, critical, pierce, armor_bonus = roll_armor_model(
+            attacker, victim, skill, rng, content, blind_fighting, armor_use)
     else:
         column = content.damage.armor_column.get(damage_type, "exotic")
-        roll = roll_legacy(attacker, victim, skill, column, world.rng, content,
-                           blind_fighting, armor_use)
-    if not roll.hit:
-        world.emit(Miss(world.pulse, attacker.id, victim.id, cause))
+        hits, critical, pierce, armor_bonus = roll_legacy(
+            attacker, victim, skill, column, rng, content, blind_fighting, armor_use)
+    if not hits:
+        world.emit(Miss(pulse, attacker.creature.id, victim.creature.id, cause))
         return 0
     # Damage calculation (R-MELEE-3).
     dam = base_damage(world, attacker, victim, skill)
-    dam = apply_class(world, attacker, dam)
+    if player:
+        dam = apply_class(world, attacker, dam)
     dam = apply_damroll(world, attacker, dam, skill)
     # Positional: keyword matching would cost more than the rest of the record.
-    hit = Hit(attacker, victim, dam, damage_type, immunity.WEAPON, True, cause)
-    hit.critical, hit.weapon = roll.critical, weapon
-    hit.pierce, hit.armor_bonus = roll.pierce, roll.armor_bonus
+    hit = Hit(attacker, victim, dam, damage_type, immunity.WEAPON, True, cause, None,
+              critical, False, 0, 0, False, attacker.weapon, pierce, armor_bonus)
     rules = world.rules
     if rules.all_melee or rules.all_damage:
         apply_modifiers(world, hit, melee=True)
-    if hit.critical:  # R-HIT-5: with the other multipliers, before protections
-        numerator, denominator = content.fight.critical_multiplier
-        hit.dam = tdiv(hit.dam * numerator, denominator)
-    hit.dam = max(hit.dam, 1)  # damNormalize
-    hit.orig_dam = hit.raw = hit.dam
+        dam, critical = hit.dam, hit.critical
+    if critical:  # R-HIT-5: with the other multipliers, before protections
+        numerator, denominator = fight.critical_multiplier
+        dam = tdiv(dam * numerator, denominator)
+    if dam < 1:
+        dam = 1  # damNormalize
+    hit.dam = hit.orig_dam = hit.raw = dam
     protect(hit, world)
-    if attacker.weapon_bits and hit.dam > 0:  # R-IMM-9: the weapon's material, alone
-        outcome = immunity.resolve(attacker.weapon_bits, victim.imm_mask(),
-                                   victim.res_mask(), victim.vuln_mask())
-        before = hit.dam
-        hit.dam = immunity.apply(outcome, hit.dam)
-        hit.immune = hit.immune or (before > 0 and hit.dam == 0)
+    weapon_bits = attacker.weapon_bits
+    if weapon_bits and hit.dam > 0:  # R-IMM-9: the weapon's material, alone
+        own = victim.immunities
+        imm, res = own.imm | victim.gear_imm, own.res | victim.gear_res
+        vuln = own.vuln | victim.gear_vuln
+        if weapon_bits & (imm | res | vuln):  # else resolve says normal: nothing changes
+            before = hit.dam
+            hit.dam = immunity.apply(immunity.resolve(weapon_bits, imm, res, vuln), before)
+            hit.immune = hit.immune or (before > 0 and hit.dam == 0)
     # R-MELEE-4: once, after every other multiplier; orig_dam gets the same factor.
     if POSITION_RANK[victim.vitals.position] < FIGHTING:
         hit.dam = position_multiplier(victim, hit.dam)
@@ -197,7 +212,7 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     if hit.dam > 0:
         for name, defence in rules.defences.items():  # R-DEF-1: the first success ends it
             if defence(world, hit):
-                world.emit(Defended(world.pulse, attacker.id, victim.id, name))
+                world.emit(Defended(pulse, attacker.creature.id, victim.creature.id, name))
                 return 0
     if rules.hooks["pre_damage"]:
         run_hooks(world, "pre_damage", hit)

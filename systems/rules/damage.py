@@ -53,18 +53,20 @@ def damage_hit(world: World, hit: Hit) -> int:
 
 def finish(world: World, hit: Hit) -> int:
     """Message, inflict, post-damage effects: the end both pipelines share."""
-    source = hit.source.id if hit.source is not None else None
-    victim = hit.victim
+    source = hit.source.creature.id if hit.source is not None else None
+    victim_id = hit.victim.creature.id
     if hit.immune:
-        world.emit(Immune(world.pulse, source, victim.id, hit.damage_type))
+        world.emit(Immune(world.pulse, source, victim_id, hit.damage_type))
         return 0
-    world.emit(Damage(world.pulse, source, victim.id, hit.dam, hit.raw, hit.damage_type,
+    dam = hit.dam
+    world.emit(Damage(world.pulse, source, victim_id, dam, hit.raw, hit.damage_type,
                       hit.cause, hit.spell, hit.critical, hit.saved, hit.status))
-    if hit.dam <= 0:
+    if dam <= 0:
         return 0
     inflict(world, hit)
     rouse(world, hit)
-    run_hooks(world, "post_damage", hit)
+    if world.rules.hooks["post_damage"]:  # the common case: none, nothing to look up
+        run_hooks(world, "post_damage", hit)
     return hit.dam
 
 

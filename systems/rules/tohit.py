@@ -48,8 +48,9 @@ class Roll(NamedTuple):
 def class_base(sheet: Sheet) -> int:
     """R-HIT-2: 20 - interpolate(level, thac00, thac32), never below 1."""
     profession = sheet.profession
-    level = sheet.level.level + sheet.level.remorts
-    return max(1, 20 - interpolate(level, profession.thac00, profession.thac32))
+    level = sheet.level
+    base = 20 - interpolate(level.level + level.remorts, profession.thac00, profession.thac32)
+    return base if base > 1 else 1
 
 
 HITROLL_SCALE = 10000  # hitroll x skill% x (100 + bonus)%: a whole number of 1/10000ths
@@ -117,16 +118,19 @@ def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> flo
     the attacker is blind and failed blind fighting; times (1 - 0.1 d) for Sluggish d
     (floor from content)."""
     knobs = content.fight.armor
-    level = victim.level.level + victim.level.remorts
-    dex = victim.stats.dexterity
-    defensive = content.stats.dex.defensive[stat_index(dex)]
-    value = knobs.ev_level * level + knobs.ev_dex * (-defensive) * min(1.0, level / 100.0)
+    levels = victim.level
+    level = levels.level + levels.remorts
+    dex = victim.stats.dexterity  # stat_index, written out: this runs every blow
+    defensive = content.stats.dex.defensive[0 if dex < 0 else 28 if dex > 28 else dex]
+    value = knobs.ev_level * level + knobs.ev_dex * (-defensive) * (
+        1.0 if level >= 100 else level / 100.0)
     vitals = victim.vitals
     if POSITION_RANK[vitals.position] < FIGHTING or vitals.move <= 0:
         value /= 2.0
     if attacker_blind_failed:
         value *= knobs.blind_factor
-    sluggish = victim.statuses.degrees.get("sluggish", 0)
+    degrees = victim.statuses.degrees
+    sluggish = degrees.get("sluggish", 0) if degrees else 0
     if sluggish:
         status = content.statuses["sluggish"]
         value *= max(status.evasion_floor, 1.0 - status.evasion_per_degree * sluggish)
@@ -146,7 +150,10 @@ def hit_chance(acc: float, ev: float, content: Content) -> float:
     else:
         a, e = acc ** knobs.hit_pow, ev ** knobs.hit_pow
         chance = a / (a + e)
-    return min(knobs.p_cap, max(knobs.p_floor, chance))
+    # min(cap, max(floor, chance)) unrolled, with the builtins' exact choices (NaN too)
+    floor, cap = knobs.p_floor, knobs.p_cap
+    chance = chance if chance > floor else floor
+    return chance if chance < cap else cap
 
 
 def roll_d20(chance: float, hobbit: bool, rng: Rng, content: Content) -> tuple[bool, bool]:
