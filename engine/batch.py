@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from affray.content_loader import Content
-    from affray.scenario import ScenarioFile
+    from affray.scenario import Blueprint, ScenarioFile
     from affray.world import World
 
 BACKENDS = ("local", "dask")
@@ -49,7 +49,9 @@ class BatchJob:
     `spec` is the parsed scenario with its inline content already folded into
     `content` (layering and validating content is then not redone per run), `raw` its
     TOML tables (a World keeps them for saves), `creatures` the ids in spawn order and
-    `damage_types` the canonical damage types: the table's columns.
+    `damage_types` the canonical damage types: the table's columns. `blueprint` is the
+    scenario validated and resolved once (`affray.scenario.Blueprint`): a run's World is
+    built from it, its own copy of everything it may change, not from the file again.
     """
 
     spec: ScenarioFile
@@ -58,11 +60,10 @@ class BatchJob:
     content: Content
     creatures: tuple[str, ...]
     damage_types: tuple[str, ...]
+    blueprint: Blueprint
 
     def build(self, seed: int) -> World:
-        from affray.scenario import build_world
-
-        return build_world(self.spec, self.raw, self.source, seed=seed, content=self.content)
+        return self.blueprint.build(seed)
 
 
 def prepare(scenario: str | Path) -> BatchJob:
@@ -72,7 +73,7 @@ def prepare(scenario: str | Path) -> BatchJob:
     from msgspec.structs import replace as replace_struct
 
     from affray.content_loader import default_content, read_source
-    from affray.scenario import build_world, parse_scenario
+    from affray.scenario import parse_scenario, prepare_build
 
     path = Path(scenario)
     if not path.exists() and path.suffix == "" and path.name == str(scenario):
@@ -82,13 +83,12 @@ def prepare(scenario: str | Path) -> BatchJob:
     spec, raw = parse_scenario(read_source(path, ScenarioError), str(path))
     content = default_content().layered(spec.content, str(path))
     plain = replace_struct(spec, content={})  # its content is folded into `content`
-    world = build_world(spec, raw, str(path))  # validates everything, as `affray check`
-    try:
-        creatures = tuple(world.creature_ids())
-    finally:
-        world.close()
+    # Validates everything, as `affray check`, and keeps what every run shares.
+    blueprint = prepare_build(plain, raw, str(path), content)
+    creatures = tuple(planned.id for planned in blueprint.creatures)
     return BatchJob(spec=plain, raw=raw, source=str(path), content=content,
-                    creatures=creatures, damage_types=tuple(content.damage.types))
+                    creatures=creatures, damage_types=tuple(content.damage.types),
+                    blueprint=blueprint)
 
 
 def columns(job: BatchJob) -> list[tuple[str, str]]:

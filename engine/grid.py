@@ -69,6 +69,19 @@ class Grid:
         self.dirty = True
         self.labellings = 0
 
+    def copy(self) -> Grid:
+        """An independent copy: every array copied, the labelling state kept. A prepared
+        scenario keeps one labelled grid and hands each run's World its own copy."""
+        grid = Grid.__new__(Grid)
+        grid.terrain = self.terrain.copy()
+        grid.ice_cm = self.ice_cm.copy()
+        grid.shut = self.shut.copy()
+        grid.occupant = self.occupant.copy()
+        grid.body = self.body.copy()
+        grid.height, grid.width = self.height, self.width
+        grid.dirty, grid.labellings = self.dirty, self.labellings
+        return grid
+
     # -- cells -----------------------------------------------------------------
     def in_bounds(self, x: int, y: int) -> bool:
         """True for 0 <= x < width and 0 <= y < height (R-GRID-1)."""

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field as field_of
 from pathlib import Path
 from typing import Any, Literal
 
+import esper
 import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, field
 
 from affray.actions import AnyAction, Attack, Cast, Move
-from affray.components import Door
+from affray.components import Door, WaterBody
 from affray.content_loader import (
     NAMED_KINDS,
     SINGLE_KINDS,
@@ -26,12 +29,13 @@ from affray.content_loader import (
     parse_toml,
     read_source,
 )
-from affray.creatures import check_template, resolve
+from affray.creatures import CreatureValues, check_template, fresh_copy, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
 from affray.errors import ScenarioError, UsageError
 from affray.grid import Grid, Terrain, chebyshev
+from affray.systems.rules.registry import Rules
 from affray.validate import MAX_PULSE as VALIDATE_MAX_PULSE
-from affray.world import DEFAULT_LEGEND, World
+from affray.world import DEFAULT_LEGEND, World, default_rules
 
 # Terrain name -> (terrain code, door state or None, locked, trapped).
 TERRAIN_KINDS: dict[str, tuple[Terrain, str | None, bool, bool]] = {
@@ -259,6 +263,103 @@ def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> 
 def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
                 seed: int | None = None, content: Content | None = None) -> World:
     """Validate a parsed scenario completely, then build its World."""
+    return _assemble(spec, raw, source, seed, content, None)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedCreature:
+    """A validated creature entry, resolved once: each build adds a fresh copy."""
+
+    id: str
+    at: tuple[int, int]
+    template: str | None
+    values: CreatureValues
+
+
+@dataclass(slots=True)
+class _Kept:
+    """What `prepare_build` keeps of the validating build (copies, before any change)."""
+
+    creatures: list[PlannedCreature] = field_of(default_factory=list)
+    doors: list[tuple[tuple[int, int], Door]] = field_of(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Blueprint:
+    """A scenario validated once, with everything of its World that does not depend on
+    the seed worked out once: the layered content, the grid (doors shut, water labelled,
+    no creatures), the resolved creatures, the default rules and the scripted actions.
+
+    `build(seed)` gives a World equal in every way to `build_world(..., seed=seed)`
+    (same entities in the same order, same log and snapshot for the same seed) at a
+    fraction of the cost: batch runs build thousands. Each World gets its own copies of
+    everything mutable (grid arrays, components, rules, the action list), so two runs
+    of one blueprint never share state; the shared parts (content, the spec, actions,
+    the raw TOML tables) are only read.
+    """
+
+    spec: ScenarioFile
+    raw: dict[str, Any]
+    source: str
+    content: Content
+    grid: Grid
+    water_bodies: int
+    legend: dict[str, str]
+    doors: tuple[tuple[tuple[int, int], Door], ...]
+    creatures: tuple[PlannedCreature, ...]
+    rules: Rules
+    actions: tuple[tuple[int, AnyAction], ...]
+    end_pulse: int
+
+    def build(self, seed: int | None = None) -> World:
+        """This scenario's World for `seed` (None: the file's seed)."""
+        seed = check_seed(seed)
+        spec = self.spec
+        world = World(self.content, self.grid.copy(), spec.seed if seed is None else seed,
+                      name=spec.name, legend=self.legend, rules=self.rules.copy(),
+                      water_bodies=self.water_bodies)
+        try:
+            world.content_overlay = self.raw.get("content", {})
+            world.vectorise = spec.vectorise
+            for at, door in self.doors:
+                world.add_door(at, fresh_copy(door))
+            for planned in self.creatures:
+                world.add_creature(planned.id, planned.at, fresh_copy(planned.values),
+                                   template=planned.template)
+            _add_items(world, spec, self.source)
+            _start_fights(world, spec)
+            world.scripted = list(self.actions)
+            world.end_pulse = self.end_pulse
+        except BaseException:
+            world.close()
+            raise
+        return world
+
+
+def prepare_build(spec: ScenarioFile, raw: dict[str, Any], source: str,
+                  content: Content | None = None) -> Blueprint:
+    """Validate a parsed scenario completely (a World is built with the file's seed and
+    closed, as `build_world`) and keep what every seed's World shares: a `Blueprint`."""
+    kept = _Kept()
+    world = _assemble(spec, raw, source, None, content, kept)
+    try:
+        world.enter()
+        grid = world.grid.copy()
+        grid.occupant[...] = 0  # the creatures come back with each build
+        return Blueprint(
+            spec=spec, raw=raw, source=source, content=world.content, grid=grid,
+            water_bodies=len(esper.get_component(WaterBody)), legend=dict(world.legend),
+            doors=tuple(kept.doors), creatures=tuple(kept.creatures),
+            rules=default_rules(world.content),
+            actions=tuple(world.scripted), end_pulse=world.end_pulse or 0)
+    finally:
+        world.close()
+
+
+def _assemble(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: int | None,
+              content: Content | None, kept: _Kept | None) -> World:
+    """build_world's work; with `kept`, the doors and each creature's resolved values
+    are copied into it before the World takes them (and can change them)."""
     seed = check_seed(seed)
     _check_top(spec, source)
     base = content or default_content()
@@ -268,10 +369,12 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
                   legend=legend)
     world.content_overlay = raw.get("content", {})
     world.vectorise = spec.vectorise
+    if kept is not None:
+        kept.doors = [(at, fresh_copy(door)) for at, door in doors]
     for at, door in doors:
         world.add_door(at, door)
     try:
-        _populate(world, spec, source)
+        _populate(world, spec, source, kept)
     except BaseException:
         world.close()
         raise
@@ -289,7 +392,8 @@ def _check_top(spec: ScenarioFile, source: str) -> None:
                             f"got {spec.pulses}")
 
 
-def _populate(world: World, spec: ScenarioFile, source: str) -> None:
+def _populate(world: World, spec: ScenarioFile, source: str,
+              kept: _Kept | None = None) -> None:
     content, grid = world.content, world.grid
     ids = Counter(c.id for c in spec.creatures)  # linear in creatures, not quadratic
     # A fight's foe without a scan per creature (the first of an id, as a scan found).
@@ -334,7 +438,25 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
         values = resolve(content, entry, template)
         if values.vitals.hp > values.vitals.max_hp:
             raise fail("hp", f"hp {values.vitals.hp} is above max_hp {values.vitals.max_hp}")
+        if kept is not None:
+            kept.creatures.append(PlannedCreature(entry.id, entry.at, entry.template,
+                                        fresh_copy(values)))
         world.add_creature(entry.id, entry.at, values, template=entry.template)
+    _add_items(world, spec, source)
+    _start_fights(world, spec)
+    actions = [(entry.pulse, _to_action(entry, i, source, world))
+               for i, entry in enumerate(spec.actions)]
+    actions.sort(key=lambda pair: pair[0])  # stable: file order within a pulse
+    world.scripted = actions
+    last = max((pulse for pulse, _ in actions), default=0)
+    # A run length past the clock's limit (2**63 pulses, what saves and arrays hold) ends
+    # at the limit: `pulses = 9223372036854775807` is "run until nothing is left".
+    world.end_pulse = min(last + spec.pulses, 2 * MAX_PULSE)
+
+
+def _add_items(world: World, spec: ScenarioFile, source: str) -> None:
+    """The scenario's items, checked, in file order (chests with their contents)."""
+    content, grid = world.content, world.grid
     for index, item in enumerate(spec.items):
         where = f"{source}: item {item.item!r} (items[{index}])"
         if item.item not in content.items:
@@ -361,17 +483,13 @@ def _populate(world: World, spec: ScenarioFile, source: str) -> None:
             if chest is None:
                 raise ScenarioError(f"{where}, field 'contents': only a container has contents")
             chest.contents = [ItemStack(i.item, i.count) for i in item.contents]
+
+
+def _start_fights(world: World, spec: ScenarioFile) -> None:
+    """The fights the scenario starts with, in file order."""
     for entry in spec.creatures:
         if entry.fighting is not None:
             world.start_fight(entry.id, entry.fighting)
-    actions = [(entry.pulse, _to_action(entry, i, source, world))
-               for i, entry in enumerate(spec.actions)]
-    actions.sort(key=lambda pair: pair[0])  # stable: file order within a pulse
-    world.scripted = actions
-    last = max((pulse for pulse, _ in actions), default=0)
-    # A run length past the clock's limit (2**63 pulses, what saves and arrays hold) ends
-    # at the limit: `pulses = 9223372036854775807` is "run until nothing is left".
-    world.end_pulse = min(last + spec.pulses, 2 * MAX_PULSE)
 
 
 def load_scenario(path: str | Path, seed: int | None = None) -> World:

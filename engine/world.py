@@ -42,7 +42,7 @@ from affray.systems.rules.registry import Rules
 from affray.systems.rules.sheet import Sheet, build_sheet
 from affray.systems.rules.statuses import begin as begin_statuses
 from affray.systems.rules.statuses import rebuild_status_index
-from affray.systems.terrain import relabel_water
+from affray.systems.terrain import relabel_water, sync_bodies
 from affray.validate import (
     MAX_LAG,
     MAX_PULSE,
@@ -74,7 +74,12 @@ class World:
     """A combat world: entities in esper, the grid in numpy, systems in a fixed order."""
 
     def __init__(self, content: Content, grid: Grid, seed: int = 0, *, name: str = "",
-                 legend: dict[str, str] | None = None) -> None:
+                 legend: dict[str, str] | None = None, rules: Rules | None = None,
+                 water_bodies: int | None = None) -> None:
+        """`rules` (default: a fresh `default_rules(content)`) must be this World's own.
+        `water_bodies`, for a grid already labelled (`grid.body` right, `dirty` False),
+        is its number of bodies: the labelling is not redone (a prepared scenario's
+        runs, `affray.scenario.Blueprint`)."""
         self.context = f"affray-world-{next(_contexts)}"
         esper.switch_world(self.context)
         self._finalizer = weakref.finalize(self, _drop_context, self.context)
@@ -111,8 +116,11 @@ class World:
         self.sheets: dict[int, Sheet] = {}
         self.fighting: set[int] = set()
         self.stunned: set[int] = set()
-        self.rules = default_rules(content)
-        relabel_water(self)
+        self.rules = default_rules(content) if rules is None else rules
+        if water_bodies is None:
+            relabel_water(self)
+        else:
+            sync_bodies(water_bodies)
 
     # -- esper context -------------------------------------------------------------------
     def enter(self) -> None:
@@ -203,6 +211,7 @@ class World:
         affects.levels[name] = level
         affects.sources[name] = source
         affects.since[name] = self.pulse
+        self.touch(creature_id)
 
     def remove_affect(self, creature_id: str, name: str) -> None:
         """Take an affect away (nothing happens if the creature lacks it)."""
@@ -214,6 +223,7 @@ class World:
             return
         for table in (sheet.affects.levels, sheet.affects.sources, sheet.affects.since):
             table.pop(name, None)
+        self.touch(creature_id)
 
     def set_stun(self, sheet: Sheet, state: str) -> None:
         """Set a creature's stun state (stun, weak_stun or none) and emit a `stun` event."""
@@ -261,6 +271,8 @@ class World:
         check_fight(attacker, victim)  # ActionError, nothing changed
         start_fight(self, attacker, victim)
         self.fighting.update((attacker.entity, victim.entity))
+        self.touch(attacker_id)
+        self.touch(victim_id)
 
     def damage(self, source: str | None, target: str, amount: int, damage_type: str,
                flags: tuple[str, ...] = ("other",), *, cause: str = "script",
@@ -320,6 +332,8 @@ class World:
         self.grid.occupant[position.y, position.x] = 0
         position.x, position.y = x, y
         self.grid.occupant[y, x] = entity
+        if self.volley_cache is not None:
+            self.volley_cache.touch(entity)
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:
@@ -373,6 +387,14 @@ class World:
         self.enter()
         return int(self.lag.daze[esper.component_for_entity(self.entity(creature_id),
                                                             Creature).slot])
+
+    def touch(self, creature_id: str | None = None) -> None:
+        """Tell the engine a creature's components were changed by hand (None: any
+        creature, or many): the vectorised round's cached columns read it again.
+        The engine's own changes and the API's need no call (docs/api.md)."""
+        cache = self.volley_cache
+        if cache is not None:
+            cache.touch(None if creature_id is None else self.entity(creature_id))
 
     def emit(self, event: Event) -> None:
         """Append an event to the log (R-ENG-4)."""

@@ -26,7 +26,8 @@ from affray.systems.base import System
 if TYPE_CHECKING:
     from affray.world import World
 
-__all__ = ["TerrainSystem", "bodies_of", "body_members", "expire_fires", "relabel_water"]
+__all__ = ["TerrainSystem", "bodies_of", "body_members", "expire_fires", "relabel_water",
+           "sync_bodies"]
 
 
 def relabel_water(world: World) -> None:
@@ -37,6 +38,12 @@ def relabel_water(world: World) -> None:
     esper a cache clear, and a map can hold thousands), nothing else is touched.
     """
     _labels, count = world.grid.label_water()
+    sync_bodies(count)
+
+
+def sync_bodies(count: int) -> None:
+    """Make the current context's body entities hold labels 1..count: create or delete
+    only the difference (a fresh world built from an already labelled grid creates all)."""
     existing = esper.get_component(WaterBody)
     had = len(existing)
     if count < had:

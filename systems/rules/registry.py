@@ -96,7 +96,12 @@ class Steps(Generic[F]):
         return self._pairs
 
     def copy(self) -> Steps[F]:
-        return Steps(list(self._pairs))
+        """An independent registry with the same steps (its names are known unique)."""
+        steps: Steps[F] = Steps.__new__(Steps)
+        steps._names = list(self._names)
+        steps._steps = list(self._steps)
+        steps._pairs = self._pairs  # a tuple: shared until either changes
+        return steps
 
 
 @dataclass(slots=True)
