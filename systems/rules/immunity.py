@@ -38,8 +38,9 @@ def hit_bits(content: Content, damage_type: str, flags: int) -> int | None:
     """
     key = (damage_type, flags)
     cache = content.cache
-    if key in cache:
-        return cache[key]
+    mask: int | None = cache.get(key, -1)  # -1: not worked out yet (masks are >= 0)
+    if mask != -1:
+        return mask
     if damage_type == "none":
         cache[key] = None
         return None

@@ -206,12 +206,13 @@ def armor(hit: Hit, world: World) -> None:
     level * spell_pierce_level; other types pass. Exact arithmetic throughout; the victim
     keeps the rounding: it loses floor(dam * cut), so 37 at 150/382 loses 14 -> 23,
     and 20 at exactly 1/10 loses 2 -> 18."""
+    dam = hit.dam
     content = world.content
-    fight = content.fight
-    if fight.model != "armor" or hit.dam <= 0:
+    if dam <= 0 or content.fight.model != "armor":
         return
+    damage_type = hit.damage_type
     damage = content.damage
-    column = damage.armor_column.get(hit.damage_type)
+    column = damage.armor_column.get(damage_type)
     if column is None:
         return
     victim = hit.victim
@@ -221,8 +222,8 @@ def armor(hit: Hit, world: World) -> None:
         return  # R-HIT-9: no armor, no reduction
     exact = content.cache.get("exact_armor")
     if exact is None:  # once per content: a dict look-up is cheaper than hashing knobs
-        exact = content.cache["exact_armor"] = exact_armor(fight.armor)
-    if hit.damage_type in damage.spell_armor:
+        exact = content.cache["exact_armor"] = exact_armor(content.fight.armor)
+    if damage_type in damage.spell_armor:
         points = points * exact.spell_factor
         pierce: Exact = (hit.source.modify_level * exact.spell_pierce_level
                             if hit.source is not None else 0)
@@ -230,11 +231,12 @@ def armor(hit: Hit, world: World) -> None:
         pierce = hit.pierce
         if isinstance(pierce, float):  # a game's own float: read as the decimal it shows
             pierce = exact_knob(pierce)
-    cut = cut_fraction(points, victim.level.level + victim.level.remorts, pierce, exact)
+    level = victim.level
+    cut = cut_fraction(points, level.level + level.remorts, pierce, exact)
     if isinstance(cut, tuple):
-        hit.dam -= hit.dam * cut[0] // cut[1]
+        hit.dam = dam - dam * cut[0] // cut[1]
     elif cut > 0:
-        hit.dam -= math.floor(hit.dam * cut)
+        hit.dam = dam - math.floor(dam * cut)
 
 
 def default_protections() -> Steps:

@@ -32,6 +32,9 @@ def stat_index(value: int) -> int:
 
 
 ZERO = Fraction(0)  # shared: a Fraction is immutable, and building one costs a gcd
+# tuple.__new__(Roll, (...)) builds a NamedTuple without the Python frame of its generated
+# __new__: half the cost, for the records made on every blow.
+_new_tuple = tuple.__new__
 
 
 class Roll(NamedTuple):
@@ -188,7 +191,8 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
     acc = knobs.base_w * class_base(attacker) + hitroll / HITROLL_SCALE
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
-    return Roll(hit, critical, exact_hitroll(hitroll), bonus)
+    pierce = _EXACT_HITROLLS.get(hitroll) or exact_hitroll(hitroll)
+    return _new_tuple(Roll, (hit, critical, pierce, bonus))  # Roll(...) without its frame
 
 
 # -- the legacy model -----------------------------------------------------------------
