@@ -212,6 +212,7 @@ class World:
         affects.sources[name] = source
         affects.since[name] = self.pulse
         self.touch(creature_id)
+        self.touch(creature_id)
 
     def remove_affect(self, creature_id: str, name: str) -> None:
         """Take an affect away (nothing happens if the creature lacks it)."""
@@ -223,6 +224,7 @@ class World:
             return
         for table in (sheet.affects.levels, sheet.affects.sources, sheet.affects.since):
             table.pop(name, None)
+        self.touch(creature_id)
         self.touch(creature_id)
 
     def set_stun(self, sheet: Sheet, state: str) -> None:
@@ -271,6 +273,8 @@ class World:
         check_fight(attacker, victim)  # ActionError, nothing changed
         start_fight(self, attacker, victim)
         self.fighting.update((attacker.entity, victim.entity))
+        self.touch(attacker_id)
+        self.touch(victim_id)
         self.touch(attacker_id)
         self.touch(victim_id)
 
@@ -334,6 +338,8 @@ class World:
         self.grid.occupant[y, x] = entity
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        if self.volley_cache is not None:
+            self.volley_cache.touch(entity)
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:
@@ -395,6 +401,14 @@ class World:
         cache = self.volley_cache
         if cache is not None:
             cache.touch(None if creature_id is None else self.entity(creature_id))
+
+    def touch(self, creature_id: str | None = None) -> None:
+        """Tell the engine a creature's components were changed by hand (None: any
+        creature, or many): the vectorised round's cached columns read it again.
+        The engine's own changes and the API's need no call (docs/api.md)."""
+        entity = None if creature_id is None else self.entity(creature_id)
+        if self.volley_cache is not None:
+            self.volley_cache.touch(entity)
 
     def emit(self, event: Event) -> None:
         """Append an event to the log (R-ENG-4)."""

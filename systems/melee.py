@@ -169,13 +169,13 @@ class MeleeSystem(System):
     def process(self, world: World) -> None:
         if world.pulse % world.content.fight.round_pulses or not world.fighting:
             return
+        if volley.wanted(world, len(world.fighting)):  # a big battle: vectorised
+            volley.volley_round(world)  # its own snapshot, and `world.fighting` after
+            return
         fighters = sorted((world.sheets[e] for e in world.fighting),
                           key=lambda sheet: sheet.spawn.number)  # the round's snapshot
-        if volley.wanted(world, len(fighters)):  # a big battle: the vectorised round
-            volley.volley_round(world, fighters)
-        else:
-            for fighter in fighters:
-                fighter_turn(world, fighter)
+        for fighter in fighters:
+            fighter_turn(world, fighter)
         world.fighting = {e for e in world.fighting
                           if world.sheets[e].vitals.alive and world.sheets[e].combat.fighting}
 

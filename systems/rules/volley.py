@@ -40,14 +40,13 @@ import numpy as np
 
 from affray.arith import tdiv
 from affray.events import Damage, Defended, Immune, Miss
-from affray.systems.rules.blow import refresh_move
 from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.immunity import WEAPON
 from affray.systems.rules.tohit import POSITION_RANK
 from affray.systems.rules.volley_blows import DAMAGE, DEFENDED, IMMUNE, MISS, compute_blows
-from affray.systems.rules.volley_columns import gather
+from affray.systems.rules.volley_columns import COLUMN, VolleyCache
 from affray.systems.rules.volley_protect import AFFECT_BITS, defaults_in_use
 
 if TYPE_CHECKING:
@@ -77,57 +76,85 @@ def registries_plain(world: World) -> bool:
             and rules.defences.items() == default_defences(world.content).items())
 
 
+PERSISTENT = True  # False: fresh columns every round (what the cache is tested against)
+
+
+def column_cache(world: World, fresh: bool) -> VolleyCache:
+    """The round's columns: the World's persistent cache brought up to date, or (`fresh`)
+    new ones, read now and dropped after the round."""
+    if fresh:
+        world.volley_cache = None
+        return VolleyCache(world)
+    cache = world.volley_cache
+    if cache is None or not cache.valid_for(world):
+        cache = world.volley_cache = VolleyCache(world)
+    else:
+        cache.sync(world)
+    return cache
+
+
+def fighter_rows(world: World, cache: VolleyCache) -> np.ndarray:
+    """The round's snapshot: the rows of `world.fighting` in spawn order (from the last
+    round's, when only a few joined or left)."""
+    fighting = world.fighting
+    before = cache.fighting_set
+    if fighting == before:
+        return cache.order
+    order = cache.order
+    removed = before - fighting
+    if len(removed) * 2 > len(before):  # mostly new: sort afresh
+        order = cache.rows_for(world, list(fighting))
+        order = order[np.argsort(cache.table[COLUMN["spawn"], order], kind="stable")]
+    else:
+        if removed:
+            order = order[~np.isin(order, cache.rows_for(world, list(removed)))]
+        added = fighting - before
+        if added:
+            new = cache.rows_for(world, list(added))
+            spawn = cache.table[COLUMN["spawn"]]
+            new = new[np.argsort(spawn[new], kind="stable")]
+            order = np.insert(order, np.searchsorted(spawn[order], spawn[new]), new)
+    cache.fighting_set = set(fighting)
+    cache.order = order
+    return order
+
+
 class Plan:
     """The precomputed blows of the vectorised fighters from one point of the round, and
     the bookkeeping of the walk: which creatures a turn off the vectorised path touched
-    (their later blows are walked one turn at a time), and the hit points of the rest."""
+    (their later blows are walked one turn at a time), and the hit points of the rest.
+    Rows are rows of the plan's `VolleyCache`; turns are indexes into the round."""
 
-    def __init__(self, world: World, fighters: list[Sheet], first: int, hooky: bool) -> None:
-        sheets, by_id = world.sheets, world.by_id
-        candidates = fighters[first:]
-        rows = {sheet.entity: i for i, sheet in enumerate(candidates)}
-        members = list(candidates)
-        victim_rows: list[int] = []
-        for fighter in candidates:
-            target = fighter.combat.fighting
-            entity = by_id.get(target) if target is not None else None
-            if entity is None:
-                victim_rows.append(-1)
-                continue
-            row = rows.get(entity)
-            if row is None:
-                row = rows[entity] = len(members)
-                members.append(sheets[entity])
-            victim_rows.append(row)
-        self.rows = rows
-        self.members = members
-        self.wanted: dict[int, int] = {}   # fighter index -> plan turn
+    def __init__(self, world: World, cache: VolleyCache, order: np.ndarray, first: int,
+                 hooky: bool) -> None:
+        self.cache = cache
+        self.sheets = cache.sheets
+        self.turn_at = np.full(first + len(order), -1, dtype=np.int64)
         self.chosen = np.zeros(0, dtype=np.int64)
-        self.touched = np.zeros(len(members), dtype=bool)
+        self.touched = np.zeros(cache.count, dtype=bool)
         self.events: list = []
-        if not members:
+        if not len(order):
             return
-        pulse = world.pulse  # movement regenerates lazily: bring it up to date first
-        for sheet in members:
-            if sheet.vitals.move_pulse != pulse:
-                refresh_move(world, sheet)
-        cols = gather(world, members)
+        cols = cache.columns(world)
+        target = cols.target[order]
+        has_victim = target >= 0
+        refresh_moves(world, cache, order, target[has_victim])
         ok = plain_many(cols)
         if hooky:
-            ok &= np.array([not _hooked(world, sheet) for sheet in members], dtype=bool)
-        vrow = np.array(victim_rows, dtype=np.int64)
-        has_victim = vrow >= 0
-        v = np.where(has_victim, vrow, 0)
-        n = len(candidates)
-        beside = np.maximum(np.abs(cols.x[:n] - cols.x[v]), np.abs(cols.y[:n] - cols.y[v])) == 1
-        eligible = has_victim & ok[:n] & ok[v] & beside
+            sheets = cache.sheets
+            ok &= np.array([not _hooked(world, sheets[row]) for row in range(cache.count)],
+                           dtype=bool)
+        v = np.where(has_victim, target, 0)
+        beside = np.maximum(np.abs(cols.x[order] - cols.x[v]),
+                            np.abs(cols.y[order] - cols.y[v])) == 1
+        eligible = has_victim & ok[order] & ok[v] & beside
         chosen = np.flatnonzero(eligible)
         self.chosen = chosen + first
-        self.wanted = dict(zip(self.chosen.tolist(), range(len(chosen)), strict=True))
-        self.attacker = chosen
-        self.victim = vrow[chosen]
+        self.turn_at[self.chosen] = np.arange(len(chosen))
+        self.attacker = order[chosen]
+        self.victim = target[chosen]
         self.hp = cols.hp.copy()
-        self.fighting_none = {i for i, foe in enumerate(cols.fighting) if foe is None}
+        self.no_foe = cols.target < 0
         if not len(chosen):
             return
         blows = compute_blows(world, cols, self.attacker, self.victim)
@@ -142,8 +169,7 @@ class Plan:
         self.turn_dam = np.add.reduceat(blows.dam, self.start) if len(blows.dam) else \
             np.zeros(len(chosen), dtype=np.int64)
         self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
-        self.player_cost = np.where(cols.player != 0,
-                                    np.maximum(cols.level // 20, 1), 0)
+        self.player_cost = np.where(cols.player != 0, np.maximum(cols.level // 20, 1), 0)
         self.positions = cols.positions
         self.events = blow_events(world, cols, blows)
 
@@ -151,8 +177,8 @@ class Plan:
         """These creatures changed off the vectorised path: walk their turns singly."""
         for sheet in sheets:
             if sheet is not None:
-                row = self.rows.get(sheet.entity)
-                if row is not None:
+                row = self.cache.row_of.get(sheet.entity)
+                if row is not None and row < len(self.touched):
                     self.touched[row] = True
 
     def run_length(self, turn: int) -> int:
@@ -182,31 +208,74 @@ class Plan:
 
     def apply(self, world: World, turn: int, count: int) -> None:
         """Apply `count` turns from `turn` in bulk: their events in order, hit points,
-        movement, and a target that fought no one starts fighting its first hurter."""
+        movement, and a target that fought no one starts fighting its first hurter; the
+        columns are written as the components are."""
         b0, b1 = int(self.start[turn]), int(self.stop[turn + count - 1])
         world.events.extend(self.events[b0:b1])
         if b1 <= b0:
             return
-        members = self.members
+        cache = self.cache
+        sheets = self.sheets
+        table = cache.table
         victims, dam = self.blow_victim[b0:b1], self.dam[b0:b1]
-        hurt = np.bincount(victims, weights=dam, minlength=len(members)).astype(np.int64)
+        hurt = np.bincount(victims, weights=dam, minlength=cache.count).astype(np.int64)
         rows = np.flatnonzero(hurt)
-        self.hp[rows] -= hurt[rows]
-        for row, hp in zip(rows.tolist(), self.hp[rows].tolist(), strict=True):
-            members[row].vitals.hp = hp
+        hp = self.hp[rows] - hurt[rows]
+        self.hp[rows] = hp
+        table[HP, rows] = hp
+        for row, value in zip(rows.tolist(), hp.tolist(), strict=True):
+            sheets[row].vitals.hp = value
         attackers = self.blow_attacker[b0:b1]
-        paid = np.bincount(attackers, minlength=len(members)) * self.player_cost
-        for row in np.flatnonzero(paid).tolist():  # plain players never run out mid-round
-            members[row].vitals.move -= int(paid[row])
-        for row in self.fighting_none.intersection(rows.tolist()):
-            sheet = members[row]
+        paid = np.bincount(attackers, minlength=cache.count) * self.player_cost
+        payers = np.flatnonzero(paid)
+        if len(payers):  # plain players never run out mid-round
+            moves = table[MOVE, payers] - paid[payers]
+            table[MOVE, payers] = moves
+            for row, value in zip(payers.tolist(), moves.tolist(), strict=True):
+                sheets[row].vitals.move = value
+        roused = rows[self.no_foe[rows]]
+        for row in roused.tolist():
+            sheet = sheets[row]
             if sheet.combat.fighting is None:  # damage.rouse: it fights its first hurter
                 first = int(np.argmax((victims == row) & (dam > 0)))
-                sheet.combat.fighting = members[int(attackers[first])].id
+                attacker = sheets[int(attackers[first])]
+                sheet.combat.fighting = attacker.id
                 world.fighting.add(sheet.entity)
+                cache.fighting[row] = attacker.id
+                table[COLUMN["target"], row] = int(attackers[first])
+                self.no_foe[row] = False
 
 
 WINDOW = 4096  # turns looked ahead for a bulk run
+HP, MOVE, MOVE_PULSE = COLUMN["hp"], COLUMN["move"], COLUMN["move_pulse"]
+
+
+def refresh_moves(world: World, cache: VolleyCache, fighters: np.ndarray,
+                  victims: np.ndarray) -> None:
+    """blow.refresh_move for every fighter and target at once: the movement of every tick
+    since each one's `move_pulse`, capped, written to the components and the columns."""
+    table = cache.table
+    rows = np.union1d(fighters, victims)
+    pulse = world.pulse
+    last = table[MOVE_PULSE, rows]
+    rows = rows[last != pulse]
+    if not len(rows):
+        return
+    config = world.content.fight.movement
+    ticks = pulse // config.tick_pulses - table[MOVE_PULSE, rows] // config.tick_pulses
+    level = table[COLUMN["level"], rows]
+    gain = np.where(table[COLUMN["player"], rows] != 0,
+                    np.maximum(config.player_min, level), level)
+    move = table[MOVE, rows]
+    grows = (ticks > 0) & (move < config.max_move)
+    move = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
+    table[MOVE, rows] = move
+    table[MOVE_PULSE, rows] = pulse
+    sheets = cache.sheets
+    for row, value in zip(rows.tolist(), move.tolist(), strict=True):
+        vitals = sheets[row].vitals
+        vitals.move = value
+        vitals.move_pulse = pulse
 
 
 def _hooked(world: World, sheet: Sheet) -> bool:
@@ -228,8 +297,8 @@ def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-d
     built kind by kind with C-level tuple construction, then put in blow order."""
     pulse = world.pulse
     n = len(blows.kind)
-    ids = np.array([sheet.id for sheet in cols.sheets], dtype=object)
-    types = np.array(cols.types, dtype=object)
+    ids = np.array(cols.ids, dtype=object)
+    types = np.array(cols.type_names, dtype=object)[cols.type_code]
     names = np.array([*world.rules.defences.names, ""], dtype=object)
     out = np.empty(n, dtype=object)
     kind = blows.kind
@@ -257,40 +326,81 @@ def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-d
     return out.tolist()
 
 
-def volley_round(world: World, fighters: list[Sheet]) -> None:
-    """One combat round of `fighters` (the Melee system's snapshot, in spawn order),
-    vectorised where it can be (the module docstring)."""
+def volley_round(world: World) -> None:
+    """One combat round of everyone in `world.fighting` (in spawn order), vectorised
+    where it can be (the module docstring); leaves in `world.fighting` those alive and
+    fighting, as the Melee system's scalar round does."""
     from affray.systems.melee import fighter_turn
 
-    hooky = any(world.rules.hooks[kind] for kind in HOOK_KINDS)
-    plan = Plan(world, fighters, 0, hooky)
+    rules = world.rules
+    hooky = any(rules.hooks[kind] for kind in HOOK_KINDS)
+    fresh = not PERSISTENT or any(rules.hooks.values())  # a hook may change anything
+    cache = column_cache(world, fresh)
+    order = _sorted_rows(world, cache) if fresh else fighter_rows(world, cache)
+    sheets = cache.sheets
+    plan = Plan(world, cache, order, 0, hooky)
+    events = world.events
     replans = 0
     index = 0
-    while index < len(fighters):
-        fighter = fighters[index]
-        turn = plan.wanted.get(index)
-        if turn is not None:
+    total = len(order)
+    while index < total:
+        turn = int(plan.turn_at[index]) if index < len(plan.turn_at) else -1
+        fighter = sheets[int(order[index])]
+        if turn >= 0:
             count = plan.run_length(turn)
             if count:
                 plan.apply(world, turn, count)
                 index += count
                 continue
-            victim = plan.members[int(plan.victim[turn])]
+            victim = plan.sheets[int(plan.victim[turn])]
+            start = len(events)
             if not _vector_turn(world, plan, turn, fighter):
                 fighter_turn(world, fighter)
+            cache.note_events(world, start)
             plan.touch(fighter, victim)
             index += 1
             continue
         target = fighter.combat.fighting
         victim = world.sheets.get(world.by_id[target]) if target in world.by_id else None
+        start = len(events)
         fighter_turn(world, fighter)
+        cache.note_events(world, start)
         plan.touch(fighter, victim)
         if hooky and len(plan.chosen) and plan.chosen[-1] > index:  # a hook may have run
             replans += 1
-            plan = Plan(world, fighters, index + 1, hooky)
+            fresh = VolleyCache(world)
+            rest = fresh.rows_for(world, [sheets[int(row)].entity for row in order[index + 1:]])
+            plan = Plan(world, fresh, rest, index + 1, hooky)
             if replans > MOST_REPLANS:
-                plan.wanted.clear()
+                plan.turn_at[:] = -1
         index += 1
+    _fighting_after(world, cache, plan, fresh)
+
+
+def _sorted_rows(world: World, cache: VolleyCache) -> np.ndarray:
+    """The rows of `world.fighting` in spawn order, read afresh."""
+    fighters = sorted((world.sheets[e] for e in world.fighting),
+                      key=lambda sheet: sheet.spawn.number)
+    return cache.rows_for(world, [sheet.entity for sheet in fighters])
+
+
+def _fighting_after(world: World, cache: VolleyCache, plan: Plan, fresh: bool) -> None:
+    """Keep in `world.fighting` those alive and fighting (melee's scalar round); the
+    creatures changed off the vectorised path are left dirty for the next round."""
+    sheets = world.sheets
+    if fresh:
+        world.fighting = {e for e in world.fighting
+                          if sheets[e].vitals.alive and sheets[e].combat.fighting}
+        return
+    entity = cache.table[COLUMN["entity"]]
+    if plan.cache is cache:
+        cache.dirty.update(entity[np.flatnonzero(plan.touched)].tolist())
+    fighting = world.fighting
+    for e in [e for e in cache.dirty if e in fighting]:
+        sheet = sheets[e]
+        if not (sheet.vitals.alive and sheet.combat.fighting):
+            fighting.discard(e)
+    cache.looked(world)
 
 
 def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
@@ -298,8 +408,8 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
     fighter or target a turn off the vectorised path touched); False (nothing done)
     when it must take the scalar path: dead, its target changed, dead or knocked down
     since the plan."""
-    row_f, row_v = plan.rows[fighter.entity], int(plan.victim[turn])
-    victim = plan.members[row_v]
+    row_f, row_v = plan.cache.row_of[fighter.entity], int(plan.victim[turn])
+    victim = plan.sheets[row_v]
     positions = plan.positions
     if (not fighter.vitals.alive or not victim.vitals.alive
             or fighter.combat.fighting != victim.id

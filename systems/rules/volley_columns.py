@@ -1,9 +1,26 @@
-"""The fighters of a round as numpy columns, for the vectorised round (volley.py).
+"""The fighters of a round as numpy columns, kept between rounds (volley.py).
 
-One Python pass reads each creature's components into one tuple of whole numbers (the
-only per-creature Python work of a vectorised round); every value derived from them
-(effective skills with daze, class base, evasion, armor class...) is then computed for
-all creatures at once, with the scalar rules' integer rounding.
+Reading ~40 fields of every fighter costs far more than a round's arithmetic, so the
+columns persist in `World.volley_cache` (a `VolleyCache`): row r holds one creature's
+numbers, and a round re-reads only the rows that may have changed since the last one.
+
+What may change a cached creature, and how the cache learns it (docs/decisions.md, "the
+persistent columns"):
+- the vectorised round itself: it writes what it changed (hit points, movement, whom a
+  roused victim fights) into the columns as it writes the components;
+- anything else the engine does to a creature logs an event naming it (a blow, a spell, a
+  status tick, a stun, a move, a death...): at the start of a round every event logged
+  since the cache last looked, and every event written by a scalar turn inside a round,
+  marks the creatures it names (`source`, `target`, `actor`, `killer`, `cause`) dirty;
+- the World's API mutators that log nothing (`add_affect`, `remove_affect`,
+  `start_fight`, `place`) call `World.touch`, as must a game that edits components by
+  hand (docs/api.md);
+- a load (new sheets), a content change, a log that shrank or was replaced, or hooks
+  registered (a hook may change anything silently) throw the whole cache away.
+Lag (daze) is read from the lag table every round, never cached.
+
+Values derived from a creature's numbers (effective skills with daze, armor per column,
+masks...) are worked out for all rows at once with the scalar rules' integer rounding.
 """
 
 from __future__ import annotations
@@ -41,10 +58,10 @@ WEAPON_NONE, WEAPON_OTHER, WEAPON_FLAIL, WEAPON_WHIP = 0, 1, 2, 3
 _NUMBERS = {
     "player": "creature.player", "immortal": "creature.immortal", "slot": "creature.slot",
     "level": "level.level", "remorts": "level.remorts", "alignment": "level.alignment",
-    "hp": "vitals.hp", "move": "vitals.move", "alive": "vitals.alive",
+    "hp": "vitals.hp", "move": "vitals.move", "move_pulse": "vitals.move_pulse",
+    "alive": "vitals.alive", "spawn": "spawn.number", "entity": "entity",
     "strength": "stats.strength", "dexterity": "stats.dexterity",
     "hitroll": "offense.hitroll", "damroll": "offense.damroll",
-    "thac00": "profession.thac00", "thac32": "profession.thac32",
     "own_bash": "defense.armor_bash", "own_pierce": "defense.armor_pierce",
     "own_slash": "defense.armor_slash", "own_exotic": "defense.armor_exotic",
     "own_imm": "immunities.imm", "own_res": "immunities.res", "own_vuln": "immunities.vuln",
@@ -52,10 +69,10 @@ _NUMBERS = {
     "shield": "shield", "weapon_bits": "weapon_bits", "x": "position.x", "y": "position.y",
 }
 _NUMBER_GETTER = operator.attrgetter(*_NUMBERS.values())
-# Values that change with the fight, read every round.
+# Values that are not plain numbers.
 _OBJECTS = operator.attrgetter("vitals.position", "affects.levels", "skills.learned",
                                "statuses.degrees", "equipment.second", "weapon_skill",
-                               "combat.fighting")
+                               "combat.fighting", "weapon_type", "creature.id")
 # Immutable definitions (and the gear view `refresh_gear` replaces whole): what they
 # give is worked out once per distinct combination and kept (StaticRows).
 _STATIC = operator.attrgetter("profession", "weapon", "weapon_dice", "offense.hand_dice",
@@ -65,18 +82,26 @@ _STATIC_FIELDS = ("thac00", "thac32", "divisor", "profession", "hobbit", "wield"
                   "sharp", "holy", "dice_n", "dice_s", "dice_b", "has_dice", "hand_n",
                   "hand_s", "hand_b", "has_hand", "npc_defences", "gear_bash",
                   "gear_pierce", "gear_slash", "gear_exotic")
+# Columns worked out from the others when a row is read.
+_DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_code",
+            "target", "armor_bash", "armor_pierce", "armor_slash", "armor_exotic", "imm",
+            "res", "vuln", "plain_weapon_skill")
+NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
+COLUMN = {name: i for i, name in enumerate(NAMES)}
+# The event fields that name a creature (events.py): a creature an event names may have
+# changed in any way.
+ID_FIELDS = ("source", "target", "actor", "killer", "cause")
 
 
 class StaticRows:
     """The numbers the immutable parts of a sheet give, one table row per distinct
     combination (keyed by the objects' identities; the objects are kept alive here so an
-    identity is never reused). Held by the World (`World.volley_cache`)."""
+    identity is never reused)."""
 
-    __slots__ = ("index", "keep", "last", "rows", "table")
+    __slots__ = ("index", "keep", "rows", "table")
 
     def __init__(self) -> None:
         self.index: dict[tuple[Any, ...], int] = {}
-        self.last: dict[int, tuple[tuple[Any, ...], int]] = {}  # entity -> (parts, row)
         self.keep: list[tuple[Any, ...]] = []
         self.rows: list[tuple[int, ...]] = []
         self.table = np.zeros((0, len(_STATIC_FIELDS)), dtype=np.int64)
@@ -91,6 +116,14 @@ class StaticRows:
             self.rows.append(_static_values(parts))
         return found
 
+    def values(self, sheets: list[Sheet]) -> np.ndarray:
+        """(n, len(_STATIC_FIELDS)) for these sheets."""
+        index = [self.row(parts) for parts in map(_STATIC, sheets)]
+        if len(self.table) < len(self.rows):
+            self.table = np.array(self.rows, dtype=np.int64).reshape(len(self.rows),
+                                                                     len(_STATIC_FIELDS))
+        return self.table[np.array(index, dtype=np.int64)]
+
 
 def _static_values(parts: tuple[Any, ...]) -> tuple[int, ...]:
     profession, weapon, dice, hand, defences, gear, race, job, player = parts
@@ -102,27 +135,6 @@ def _static_values(parts: tuple[Any, ...]) -> tuple[int, ...]:
             int(race == "hobbit"), int(weapon is not None), wclass, sharp, holy, *dice3,
             int(dice is not None), *hand3, int(hand is not None), _defence_mask(defences),
             *(gear.get(column, 0) for column in ARMOR_COLUMNS))
-
-
-def _static_rows(world: World, sheets: list[Sheet]) -> np.ndarray:
-    cache = world.volley_cache
-    if cache is None or len(cache.rows) > 4 * len(sheets) + 1024:
-        cache = world.volley_cache = StaticRows()
-    row, last = cache.row, cache.last
-    index: list[int] = []
-    append = index.append
-    for sheet, parts in zip(sheets, map(_STATIC, sheets), strict=True):
-        known = last.get(sheet.entity)
-        if known is not None and known[0] == parts:  # the same objects as last time
-            append(known[1])
-        else:
-            found = row(parts)
-            last[sheet.entity] = (parts, found)
-            append(found)
-    if len(cache.table) < len(cache.rows):
-        cache.table = np.array(cache.rows, dtype=np.int64).reshape(len(cache.rows),
-                                                                   len(_STATIC_FIELDS))
-    return cache.table[np.fromiter(index, dtype=np.int64, count=len(index))]
 
 
 def _profession_code(name: str) -> int:
@@ -141,21 +153,43 @@ def _weapon_row(weapon: Any) -> tuple[int, int, int]:
     return code, int(weapon.sharp), int(weapon.holy)
 
 
-def _column(values: list[Any]) -> np.ndarray:
-    return np.fromiter(values, dtype=np.int64, count=len(values))
+def _defence_mask(names: tuple[str, ...]) -> int:
+    mask = 0
+    for name in names:
+        mask |= DEFENCE_BIT.get(name, 0)
+    return mask
+
+
+def effective_many(learned: np.ndarray, dazed: np.ndarray | bool) -> np.ndarray:
+    """`skills.effective_skill` for arrays (not a spell): 0 stays 0; dazed x2/3;
+    clamped 0..100."""
+    value = np.where(dazed, tdiv_many(2 * learned, 3), learned) if np.any(dazed) else learned
+    return np.where(learned == 0, 0, np.clip(value, 0, 100))
+
+
+def weapon_skill_many(raw: dict[str, np.ndarray], dazed: np.ndarray | bool) -> np.ndarray:
+    """weapon_skill: an NPC that never learned its weapon's skill has 100 with a weapon,
+    2 x level + 40 bare-handed (capped 100), cut to 2/3 when dazed; else effective."""
+    weapon_learned = raw["weapon_learned"]
+    untaught = (raw["player"] == 0) & (weapon_learned < 0)
+    npc_value = np.where(raw["wield"] != 0, 100, np.minimum(100, 2 * raw["level"] + 40))
+    if np.any(dazed):
+        npc_value = np.where(dazed, tdiv_many(2 * npc_value, 3), npc_value)
+    taught = effective_many(np.maximum(weapon_learned, 0), dazed)
+    return np.where(untaught, npc_value, taught)
 
 
 @dataclass(slots=True)
 class Columns:
-    """Per creature (row i of `sheets`): the raw numbers and the effective skills."""
+    """Per creature (row i): the raw numbers and the effective skills this round."""
 
-    sheets: list[Sheet]
     raw: dict[str, np.ndarray]
     learned: np.ndarray        # (len(SKILLS), n): effective skill 0..100 (daze applied)
     weapon_skill: np.ndarray   # effective weapon skill 0..100 (the blow's is 20 + this)
-    types: list[str]           # each creature's weapon damage type (R-IMM-5)
+    type_names: list[str]      # damage type by `type_code` (R-IMM-5)
     positions: list[str]       # each creature's position, as read
     fighting: list[str | None]  # whom each fights, as read
+    ids: list[str]             # each creature's id
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -167,67 +201,241 @@ class Columns:
     def modify_level(self) -> np.ndarray:
         return self.raw["level"] + self.raw["remorts"]
 
+    @property
+    def types(self) -> list[str]:
+        """Each creature's weapon damage type (R-IMM-5)."""
+        names = self.type_names
+        return [names[code] for code in self.raw["type_code"].tolist()]
+
+
+class VolleyCache:
+    """The persistent columns of the vectorised round (module docstring): one row per
+    creature ever read, kept up to date by write-through and dirty marks."""
+
+    def __init__(self, world: World) -> None:
+        self.sheets_of = world.sheets       # a load replaces the dict: start again
+        self.content = world.content
+        self.creatures = len(world.by_id)
+        self.static = StaticRows()
+        self.row_of: dict[int, int] = {}
+        self.sheets: list[Sheet] = []
+        self.count = 0
+        self.table = np.zeros((len(NAMES), 0), dtype=np.int64)
+        self.learned_raw = np.zeros((len(SKILLS), 0), dtype=np.int64)
+        self.learned_plain = np.zeros((len(SKILLS), 0), dtype=np.int64)
+        self.positions: list[str] = []
+        self.fighting: list[str | None] = []
+        self.ids: list[str] = []
+        self.type_names: list[str] = []
+        self.type_code: dict[str, int] = {}
+        self.dirty: set[int] = set()        # entities to read again
+        self.stale = False                  # everything to read again
+        self.seen = len(world.events)       # events already looked at
+        self.last_event: Any = world.events[-1] if world.events else None
+        self.unresolved: set[int] = set()   # rows fighting a creature not (yet) known
+        # The round's fighters as the last round left them (Melee's `world.fighting`)
+        self.fighting_set: set[int] = set()
+        self.order = np.zeros(0, dtype=np.int64)  # their rows in spawn order
+
+    # -- invalidation ------------------------------------------------------------------
+    def touch(self, entity: int | None) -> None:
+        """A creature (None: any) changed in a way no event shows: read it again."""
+        if entity is None:
+            self.stale = True
+        else:
+            self.dirty.add(entity)
+
+    def valid_for(self, world: World) -> bool:
+        """False when the whole cache must go: a load, another content, a log that
+        shrank or was replaced, a `touch()` of everything, or too many rows."""
+        events = world.events
+        seen = self.seen
+        if self.stale or world.sheets is not self.sheets_of or world.content is not self.content:
+            return False
+        if len(events) < seen or (seen and events[seen - 1] is not self.last_event):
+            return False
+        return self.count <= 4 * len(world.fighting) + 4096
+
+    def note_events(self, world: World, start: int, stop: int | None = None) -> None:
+        """Mark dirty every creature the events `start:stop` name."""
+        by_id = world.by_id
+        dirty = self.dirty
+        for event in world.events[start:stop]:
+            for field in _id_fields(type(event)):
+                name = getattr(event, field, None)
+                if type(name) is str:
+                    entity = by_id.get(name)
+                    if entity is not None:
+                        dirty.add(entity)
+
+    def looked(self, world: World) -> None:
+        """Every event so far has been taken into account."""
+        events = world.events
+        self.seen = len(events)
+        self.last_event = events[-1] if events else None
+
+    def sync(self, world: World) -> None:
+        """Bring the rows up to date with what happened since the last round."""
+        self.note_events(world, self.seen)
+        self.looked(world)
+        if self.dirty:
+            entities = [e for e in self.dirty if e in self.row_of]
+            self.dirty.clear()
+            if entities:
+                sheets, by_id = world.sheets, world.by_id
+                rows = [self.row_of[e] for e in entities]
+                self.read(world, [sheets[e] for e in entities], np.array(rows, dtype=np.int64))
+                foes = [by_id[f] for f in (self.fighting[row] for row in rows)
+                        if f is not None and f in by_id]
+                self.rows_for(world, foes)  # reads those not cached yet
+                self.resolve(world, rows)
+        if self.unresolved and len(world.by_id) != self.creatures:
+            self.resolve(world, sorted(self.unresolved))
+        self.creatures = len(world.by_id)
+
+    # -- reading -----------------------------------------------------------------------
+    def rows_for(self, world: World, entities: list[int]) -> np.ndarray:
+        """The rows of these creatures, reading those not cached yet (and the creatures
+        they fight)."""
+        row_of = self.row_of
+        new = [e for e in dict.fromkeys(entities) if e not in row_of]
+        if new:
+            self.add(world, new)
+        return np.array([row_of[e] for e in entities], dtype=np.int64)
+
+    def add(self, world: World, entities: list[int]) -> None:
+        """New rows for these creatures (not cached), then for whom they fight."""
+        first = self.count
+        by_id, row_of, sheets = world.by_id, self.row_of, world.sheets
+        while entities:
+            start = self.count
+            self._grow(start + len(entities))
+            for i, entity in enumerate(entities):
+                row_of[entity] = start + i
+            added = [sheets[e] for e in entities]
+            self.sheets.extend(added)
+            self.positions.extend([""] * len(added))
+            self.fighting.extend([None] * len(added))
+            self.ids.extend([""] * len(added))
+            self.count = start + len(entities)
+            self.read(world, added, np.arange(start, self.count, dtype=np.int64))
+            foes = {by_id[f] for f in self.fighting[start:self.count]
+                    if f is not None and f in by_id}
+            entities = [e for e in foes if e not in row_of]
+        self.resolve(world, list(range(first, self.count)))
+
+    def _grow(self, size: int) -> None:
+        if size <= self.table.shape[1]:
+            return
+        capacity = max(size, 2 * self.table.shape[1], 64)
+        for name in ("table", "learned_raw", "learned_plain"):
+            old = getattr(self, name)
+            grown = np.zeros((old.shape[0], capacity), dtype=np.int64)
+            grown[:, :old.shape[1]] = old
+            setattr(self, name, grown)
+
+    def resolve(self, world: World, rows: list[int]) -> None:
+        """The `target` column (the row of whom each fights, -1 none) of these rows."""
+        by_id, row_of = world.by_id, self.row_of
+        target = self.table[COLUMN["target"]]
+        for row in rows:
+            foe = self.fighting[row]
+            entity = by_id.get(foe) if foe is not None else None
+            found = row_of.get(entity, -1) if entity is not None else -1
+            target[row] = found
+            if foe is not None and found < 0:
+                self.unresolved.add(row)
+            else:
+                self.unresolved.discard(row)
+
+    def read(self, world: World, sheets: list[Sheet], rows: np.ndarray) -> None:
+        """Read these creatures into their rows (C-level getters, then look-up tables)."""
+        n = len(sheets)
+        if not n:
+            return
+        table = self.table
+        numbers = np.fromiter(chain.from_iterable(map(_NUMBER_GETTER, sheets)),
+                              dtype=np.int64, count=n * len(_NUMBERS)).reshape(n, len(_NUMBERS))
+        table[:len(_NUMBERS), rows] = numbers.T
+        table[len(_NUMBERS):len(_NUMBERS) + len(_STATIC_FIELDS), rows] = \
+            self.static.values(sheets).T
+        (positions, affects, learned_dicts, degrees, seconds, weapon_skills, fighting, types,
+         ids) = zip(*map(_OBJECTS, sheets), strict=True)
+        own_positions, own_fighting, own_ids = self.positions, self.fighting, self.ids
+        type_code = self.type_code
+        codes = []
+        for i, row in enumerate(rows.tolist()):
+            own_positions[row] = positions[i]
+            own_fighting[row] = fighting[i]
+            own_ids[row] = ids[i]
+            code = type_code.get(types[i])
+            if code is None:
+                code = type_code[types[i]] = len(self.type_names)
+                self.type_names.append(types[i])
+            codes.append(code)
+
+        def put(name: str, values: Any) -> None:
+            table[COLUMN[name], rows] = values
+
+        put("type_code", codes)
+        put("rank", [POSITION_RANK[p] for p in positions])
+        put("affects", [affect_mask(levels) if levels else 0 for levels in affects])
+        put("second", [w is not None for w in seconds])
+        put("sluggish", [d.get("sluggish", 0) if d else 0 for d in degrees])
+        put("weapon_learned", [k.get(name, -1) for k, name in
+                               zip(learned_dicts, weapon_skills, strict=True)])
+        col = table[:, rows]
+        for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
+            put(f"armor_{column}", col[COLUMN[f"own_{column}"]] + col[COLUMN[f"gear_{column}"]])
+        for mask in ("imm", "res", "vuln"):
+            put(mask, col[COLUMN[f"own_{mask}"]] | col[COLUMN[f"gear_{mask}"]])
+        # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
+        learned = np.zeros((len(SKILLS), n), dtype=np.int64)
+        found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
+                 for name, value in known.items() if name in SKILL]
+        if found:
+            where = np.array(found, dtype=np.int64).reshape(len(found), 3)
+            learned[where[:, 0], where[:, 1]] = where[:, 2]
+        self.learned_raw[:, rows] = learned
+        self.learned_plain[:, rows] = effective_many(learned, False)
+        raw = {name: table[COLUMN[name], rows] for name in
+               ("weapon_learned", "player", "wield", "level")}
+        put("plain_weapon_skill", weapon_skill_many(raw, False))
+
+    # -- the round's view --------------------------------------------------------------
+    def columns(self, world: World) -> Columns:
+        """The columns of every row, with this round's daze (read from the lag table)."""
+        n = self.count
+        table = self.table
+        raw = {name: table[i, :n] for i, name in enumerate(NAMES)}
+        lag = world.lag
+        dazed = (lag.daze[raw["slot"]] > 0) if lag.dazed else None
+        if dazed is not None and dazed.any():
+            raw["dazed"] = dazed.astype(np.int64)
+            learned = effective_many(self.learned_raw[:, :n], dazed)
+            weapon_skill = weapon_skill_many(raw, dazed)
+        else:
+            raw["dazed"] = np.zeros(n, dtype=np.int64)
+            learned = self.learned_plain[:, :n]
+            weapon_skill = raw["plain_weapon_skill"]
+        return Columns(raw, learned, weapon_skill, self.type_names, self.positions,
+                       self.fighting, self.ids)
+
+
+_FIELDS_OF: dict[type, tuple[str, ...]] = {}
+
+
+def _id_fields(kind: type) -> tuple[str, ...]:
+    fields = _FIELDS_OF.get(kind)
+    if fields is None:
+        names = getattr(kind, "_fields", ID_FIELDS)  # not a NamedTuple: look at them all
+        fields = _FIELDS_OF[kind] = tuple(name for name in ID_FIELDS if name in names)
+    return fields
+
 
 def gather(world: World, sheets: list[Sheet]) -> Columns:
-    """Read the creatures into columns (C-level getters, then look-up tables), then the
-    effective skills."""
-    n = len(sheets)
-    numbers = np.fromiter(chain.from_iterable(map(_NUMBER_GETTER, sheets)), dtype=np.int64,
-                          count=n * len(_NUMBERS)).reshape(n, len(_NUMBERS))
-    raw = {name: numbers[:, i] for i, name in enumerate(_NUMBERS)}
-    objects = list(map(_OBJECTS, sheets))
-    (positions, affects, learned_dicts, degrees, seconds, weapon_skills, fighting) = (
-        list(column) for column in zip(*objects, strict=True)) if n else ([],) * 7
-    raw["rank"] = _column([POSITION_RANK[p] for p in positions])
-    raw["affects"] = _column([affect_mask(levels) if levels else 0 for levels in affects])
-    static = _static_rows(world, sheets)
-    for i, name in enumerate(_STATIC_FIELDS):
-        raw[name] = static[:, i]
-    for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
-        raw[f"armor_{column}"] = raw[f"own_{column}"] + raw[f"gear_{column}"]
-    raw["imm"] = raw["own_imm"] | raw["gear_imm"]
-    raw["res"] = raw["own_res"] | raw["gear_res"]
-    raw["vuln"] = raw["own_vuln"] | raw["gear_vuln"]
-    raw["second"] = _column([w is not None for w in seconds])
-    raw["sluggish"] = _column([d.get("sluggish", 0) if d else 0 for d in degrees])
-    lag = world.lag
-    if lag.dazed:
-        raw["dazed"] = (lag.daze[raw["slot"]] > 0).astype(np.int64)
-    else:
-        raw["dazed"] = np.zeros(n, dtype=np.int64)
-    # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
-    learned_raw = np.zeros((len(SKILLS), n), dtype=np.int64)
-    found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
-             for name, value in known.items() if name in SKILL]
-    if found:
-        where = np.fromiter(chain.from_iterable(found), dtype=np.int64,
-                            count=3 * len(found)).reshape(len(found), 3)
-        learned_raw[where[:, 0], where[:, 1]] = where[:, 2]
-    raw["weapon_learned"] = _column([k.get(name, -1) for k, name in
-                                     zip(learned_dicts, weapon_skills, strict=True)])
-    dazed = raw["dazed"] != 0
-    learned = effective_many(learned_raw, dazed)
-    # weapon_skill: an NPC that never learned its weapon's skill has 100 with a weapon,
-    # 2 x level + 40 bare-handed (capped 100), cut to 2/3 when dazed; else effective.
-    weapon_learned = raw["weapon_learned"]
-    untaught = (raw["player"] == 0) & (weapon_learned < 0)
-    npc_value = np.where(raw["wield"] != 0, 100, np.minimum(100, 2 * raw["level"] + 40))
-    npc_value = np.where(dazed, tdiv_many(2 * npc_value, 3), npc_value)
-    taught = effective_many(np.maximum(weapon_learned, 0), dazed)
-    weapon_skill = np.where(untaught, npc_value, taught)
-    return Columns(sheets, raw, learned, weapon_skill, [s.weapon_type for s in sheets],
-                   positions, fighting)
-
-
-def _defence_mask(names: tuple[str, ...]) -> int:
-    mask = 0
-    for name in names:
-        mask |= DEFENCE_BIT.get(name, 0)
-    return mask
-
-
-def effective_many(learned: np.ndarray, dazed: np.ndarray) -> np.ndarray:
-    """`skills.effective_skill` for arrays (not a spell): 0 stays 0; dazed x2/3;
-    clamped 0..100."""
-    value = np.where(dazed, tdiv_many(2 * learned, 3), learned)
-    return np.where(learned == 0, 0, np.clip(value, 0, 100))
+    """Read these creatures into fresh columns: row i is sheets[i] (rows after them hold
+    the creatures they fight)."""
+    cache = VolleyCache(world)
+    cache.rows_for(world, [sheet.entity for sheet in sheets])
+    return cache.columns(world)

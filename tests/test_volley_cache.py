@@ -1,0 +1,260 @@
+"""The vectorised round's persistent columns (volley_columns.VolleyCache) change nothing.
+
+The safety net of the cache: battles run with the columns kept between rounds and with
+them read afresh every round (`volley.PERSISTENT = False`) must write the very same log
+and end in the very same snapshot, byte for byte, whatever happens to the fighters between
+two rounds: spells cast into the battle (burning, poison, acid on gear, a force blast's
+pushes, stun, daze, dispel), status ticks, deaths, creatures joining late through the
+scenario's attack actions and through the API, the API's mutators, a hand edit followed
+by `World.touch`, and a save and load in the middle; plus a hypothesis-generated mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import affray
+from affray.creatures import resolve
+from affray.defs import CreatureFields
+from affray.systems.rules import volley, volley_columns
+from tests.conftest import world_from_text
+from tests.test_volley import ITEMS, PAIRS, creature
+
+WIDTH = 14
+
+
+def battle_text(actions: str = "") -> str:
+    """Two copies of test_volley's thirteen mixed pairs (a/b at x 1-2, c/d at x 7-8), a
+    reserve beside some of them (not fighting), three mages, burning and poisoned
+    fighters; `vectorise_min_fighters = 2`."""
+    rows = ["." * WIDTH for _ in range(2 * len(PAIRS))]
+    text = ('name = "cache"\npulses = 72\n[map]\nrows = ['
+            + ", ".join(f'"{row}"' for row in rows) + "]\n")
+    for index, (attacker, victim) in enumerate(PAIRS):
+        y = 2 * index
+        burning = '\nstatuses = { burning = 2 }' if index % 4 == 1 else ""
+        poisoned = '\nstatuses = { poisoned = 3 }' if index % 5 == 2 else ""
+        text += creature(f"a{index}", (1, y), f"b{index}", attacker)
+        text += creature(f"b{index}", (2, y), f"a{index}", victim)
+        text += creature(f"c{index}", (7, y), f"d{index}", attacker + burning)
+        text += creature(f"d{index}", (8, y), f"c{index}", victim + poisoned)
+        if index % 3 == 0:
+            text += (f'[[creatures]]\nid = "r{index}"\nat = [3, {y}]\n'
+                     'template = "human_warrior"\nhp = 80\n')
+    for index, y in enumerate((3, 11, 19)):
+        text += (f'[[creatures]]\nid = "m{index}"\nat = [5, {y}]\ntemplate = "human_mage"\n'
+                 'hp = 300\nlevel = 40\n')
+    return (text + actions + '[content.fight]\nvectorise_min_fighters = 2\n' + ITEMS)
+
+
+def action(pulse: int, actor: str, **fields: object) -> str:
+    lines = "".join(f"{key} = {json.dumps(value)}\n" for key, value in fields.items())
+    return f'[[actions]]\npulse = {pulse}\nactor = "{actor}"\n{lines}'
+
+
+SPELLS_INTO_THE_BATTLE = "".join((
+    action(5, "m0", cast="fireball", target=[2, 4]),
+    action(14, "m1", cast="poison_cloud", target=[7, 10]),
+    action(20, "m2", cast="stunning_word", target="c9"),
+    action(26, "m0", cast="daze", target="d1"),
+    action(29, "r0", attack="b0"),
+    action(29, "r9", attack="b9"),
+    action(33, "m1", cast="dispel_magic", target="a6"),
+    action(38, "m2", cast="acid_splash", target=[7, 18]),
+    action(44, "m0", cast="force_blast", target=[8, 5]),
+    action(50, "m1", cast="cone_of_cold", target=[8, 12]),
+    action(53, "r6", move=[4, 13]),
+))
+
+
+def late_joiner(world: affray.World) -> None:
+    """A creature added through the API, thrown into the fight (R-GRID-3 spawn order)."""
+    content = world.content
+    fields = CreatureFields(level=25, hp=70, profession="warrior", player=True,
+                            skills={"sword": 80, "parry": 40}, wield="long_sword")
+    free = next((x, y) for y in range(len(PAIRS) * 2) for x in (0, 9)
+                if not world.grid.occupant[y, x]
+                and world.sheet(f"{'a' if x == 0 else 'd'}{y // 2}").vitals.alive
+                and y % 2 == 0)
+    world.add_creature(f"late{world.pulse}", free, resolve(content, fields, None))
+    foe = f"{'a' if free[0] == 0 else 'd'}{free[1] // 2}"
+    world.start_fight(f"late{world.pulse}", foe)
+
+
+def hand_edit(world: affray.World) -> None:
+    """A game edits components by hand, then says so (docs/api.md)."""
+    sheet = world.sheet("c3")
+    sheet.vitals.hp = max(1, sheet.vitals.hp - 11)
+    sheet.stats.strength = 25
+    sheet.offense.hitroll += 9
+    world.touch("c3")
+
+
+API_CALLS: list[tuple[int, object]] = [
+    (17, lambda world: world.add_affect("d2", "haste")),
+    (17, lambda world: world.add_affect("c11", "sanctuary")),
+    (23, late_joiner),
+    (28, lambda world: world.remove_affect("a0", "sanctuary")),
+    (31, lambda world: world.set_daze("c4", 30)),
+    (35, hand_edit),
+    (41, lambda world: world.add_affect("b4", "weak_stun")),
+    (47, lambda world: _damage(world, "d6", 13, "fire")),
+    (47, late_joiner),
+    (56, lambda world: world.add_affect("c7", "blind")),
+]
+
+
+def _damage(world: affray.World, target: str, amount: int, damage_type: str) -> None:
+    if world.sheet(target).vitals.alive:
+        with contextlib.suppress(affray.VictimDeath):
+            world.damage(None, target, amount, damage_type)
+
+
+def play(monkeypatch: pytest.MonkeyPatch, persistent: bool, text: str, seed: int,
+         calls: list[tuple[int, object]], end: int = 72, save_at: int | None = None,
+         tmp_path: object = None) -> tuple[list[dict], dict, int]:
+    """Run a battle (the API calls at their pulses, a save and load at `save_at`); the
+    log, the final snapshot and how many times the columns were built from nothing."""
+    monkeypatch.setattr(volley, "PERSISTENT", persistent)
+    built = []
+    real_init = volley_columns.VolleyCache.__init__
+
+    def counting(self, world):  # type: ignore[no-untyped-def]
+        built.append(world.pulse)
+        real_init(self, world)
+
+    monkeypatch.setattr(volley_columns.VolleyCache, "__init__", counting)
+    world = world_from_text(text, seed=seed)
+    for pulse, call in sorted(calls, key=lambda item: item[0]):
+        if save_at is not None and world.pulse <= save_at < pulse:
+            world.run(save_at - world.pulse)
+            path = f"{tmp_path}/mid-{int(persistent)}.json"
+            world.save(path)
+            world.close()
+            world = affray.load_world(path)
+        world.run(pulse - world.pulse)
+        call(world)  # type: ignore[operator]
+    world.run(end - world.pulse)
+    log = [event.to_dict() for event in world.events]
+    snapshot = world.snapshot()
+    world.close()
+    return log, snapshot, len(built)
+
+
+def same_battle(monkeypatch: pytest.MonkeyPatch, text: str, seed: int,
+                calls: list[tuple[int, object]], **options: object) -> list[dict]:
+    kept, kept_snapshot, kept_builds = play(monkeypatch, True, text, seed, calls, **options)
+    fresh, fresh_snapshot, fresh_builds = play(monkeypatch, False, text, seed, calls,
+                                               **options)
+    assert json.dumps(kept) == json.dumps(fresh)
+    assert json.dumps(kept_snapshot, sort_keys=True) == json.dumps(fresh_snapshot,
+                                                                   sort_keys=True)
+    assert kept_builds < fresh_builds  # the columns were really kept between rounds
+    return kept
+
+
+def test_kept_columns_write_the_fresh_log_through_spells_statuses_joins_and_api(
+        monkeypatch) -> None:
+    """Spells cast into the battle mid-fight, status ticks, stun and daze, deaths,
+    creatures joining late (attack actions, the API), the API's mutators and a hand edit
+    with `World.touch`: the same log and snapshot with and without the kept columns."""
+    log = same_battle(monkeypatch, battle_text(SPELLS_INTO_THE_BATTLE), 3, API_CALLS)
+    kinds = {event["kind"] for event in log}
+    assert {"cast", "death", "status", "stun", "pushed", "damage", "position"} <= kinds
+    assert any(e["kind"] == "damage" and e.get("status") for e in log)  # status ticks
+    assert any(e["kind"] == "damage" and e["cause"] == "melee"
+               and e["source"].startswith("late") for e in log)
+    assert any(e["kind"] == "damage" and e["cause"] == "melee"
+               and e["source"] in ("r0", "r9") for e in log)
+
+
+def test_kept_columns_across_a_save_and_load(monkeypatch, tmp_path) -> None:
+    """R-ENG-3: a battle saved and loaded mid-fight (the loaded world starts its columns
+    afresh) gives the same log and snapshot with and without the kept columns, and the
+    same as the battle never saved."""
+    text = battle_text(SPELLS_INTO_THE_BATTLE)
+    saved = same_battle(monkeypatch, text, 9, API_CALLS, save_at=30, tmp_path=tmp_path)
+    whole, _snapshot, _builds = play(monkeypatch, True, text, 9, API_CALLS)
+    assert saved == whole
+
+
+def test_a_hand_edit_needs_touch(monkeypatch) -> None:
+    """The contract of docs/api.md: a component edited by hand between rounds is seen by
+    the kept columns after `World.touch(id)` (or `touch()` for everything); without it,
+    the kept columns still hold the old values (the edit is lost)."""
+    def edit(touch: str | bool | None):  # type: ignore[no-untyped-def]
+        def call(world: affray.World) -> None:
+            sheet = world.sheet("d8")
+            sheet.vitals.hp = 1  # one blow from death
+            if touch is not False:
+                world.touch(touch)  # type: ignore[arg-type]
+        return call
+
+    text = battle_text()
+    fresh, _, _ = play(monkeypatch, False, text, 4, [(13, edit(False))], end=40)
+    for touch in ("d8", None):
+        kept, _, _ = play(monkeypatch, True, text, 4, [(13, edit(touch))], end=40)
+        assert kept == fresh
+    untouched, _, _ = play(monkeypatch, True, text, 4, [(13, edit(False))], end=40)
+    assert untouched != fresh
+    with pytest.raises(affray.UnknownCreatureError):
+        world = world_from_text(text, seed=1)
+        try:
+            world.touch("nobody")
+        finally:
+            world.close()
+
+
+MUTATIONS = {
+    "haste": lambda who: lambda world: world.add_affect(who, "haste"),
+    "sanctuary": lambda who: lambda world: world.add_affect(who, "sanctuary"),
+    "unsanctify": lambda who: lambda world: world.remove_affect(who, "sanctuary"),
+    "stun": lambda who: lambda world: world.add_affect(who, "stun"),
+    "weak_stun": lambda who: lambda world: world.add_affect(who, "weak_stun"),
+    "daze": lambda who: lambda world: world.set_daze(who, 20),
+    "burn": lambda who: lambda world: _damage(world, who, 6, "fire"),
+    "hit": lambda who: lambda world: _damage(world, who, 25, "slash"),
+    "join": lambda who: late_joiner,
+    "edit": lambda who: lambda world: (setattr(world.sheet(who).vitals, "position",
+                                               "sitting"), world.touch(who)),
+}
+CASTS = [("fireball", [2, 8]), ("poison_cloud", [8, 14]), ("stunning_word", "c5"),
+         ("daze", "b6"), ("acid_splash", [2, 20]), ("force_blast", [7, 4]),
+         ("dispel_magic", "d10"), ("frost_burst", [1, 16])]
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(calls=st.lists(st.tuples(st.integers(0, 60), st.sampled_from(sorted(MUTATIONS)),
+                                st.sampled_from(["a", "b", "c", "d"]), st.integers(0, 12)),
+                      max_size=8),
+       casts=st.lists(st.tuples(st.integers(0, 60), st.integers(0, 2),
+                                st.integers(0, len(CASTS) - 1)), max_size=5),
+       seed=st.integers(0, 50))
+def test_kept_columns_under_a_generated_mix(monkeypatch, calls, casts, seed) -> None:
+    """Hypothesis: any mix of the API's mutators, hand edits with touch, late joiners and
+    spells cast by the mages at any pulse gives the same log and snapshot with and without
+    the kept columns."""
+    actions = "".join(action(pulse, f"m{mage}", cast=CASTS[k][0], target=CASTS[k][1])
+                      for pulse, mage, k in casts)
+    api = [(pulse, MUTATIONS[kind](f"{side}{index}")) for pulse, kind, side, index in calls]
+    safe = [(pulse, _alive_only(call, f"{side}{index}"))
+            for (pulse, call), (_p, _k, side, index) in zip(api, calls, strict=True)]
+    kept, kept_snapshot, _ = play(monkeypatch, True, battle_text(actions), seed, safe, end=64)
+    fresh, fresh_snapshot, _ = play(monkeypatch, False, battle_text(actions), seed, safe,
+                                    end=64)
+    assert kept == fresh
+    assert kept_snapshot == fresh_snapshot
+
+
+def _alive_only(call, who: str):  # type: ignore[no-untyped-def]
+    """The API refuses some calls on the dead (an ActionError): skip those."""
+    def guarded(world: affray.World) -> None:
+        with contextlib.suppress(affray.ActionError, StopIteration):  # StopIteration:
+            call(world)                                                 # no cell free
+    return guarded
