@@ -16,7 +16,6 @@ import weakref
 from typing import Any
 
 import esper
-import numpy as np
 
 from affray.actions import ActionQueue, AnyAction, Casting, action_name
 from affray.components import (
@@ -52,7 +51,6 @@ from affray.validate import (
 )
 
 _contexts = itertools.count(1)
-_LAG_MAX = int(np.iinfo(np.int32).max)  # the largest wait or daze a LagTable holds
 
 # The scenario legend's default symbols (SCENARIO.md), and those the snapshot adds.
 DEFAULT_LEGEND: dict[str, str] = {
@@ -96,6 +94,10 @@ class World:
         self.pulse = 0
         self.events: list[Event] = []
         self.systems: tuple[System, ...] = tuple(cls() for cls in SCHEDULE)
+        # The systems `next_pulse` asks (own_pulses), worked out again if `systems` is
+        # replaced.
+        self._asked_of: tuple[System, ...] = ()
+        self._asked: tuple[System, ...] = ()
         self.lag = LagTable()
         self.by_id: dict[str, int] = {}
         self.spawned = 0
@@ -212,7 +214,6 @@ class World:
         affects.sources[name] = source
         affects.since[name] = self.pulse
         self.touch(creature_id)
-        self.touch(creature_id)
 
     def remove_affect(self, creature_id: str, name: str) -> None:
         """Take an affect away (nothing happens if the creature lacks it)."""
@@ -224,7 +225,6 @@ class World:
             return
         for table in (sheet.affects.levels, sheet.affects.sources, sheet.affects.since):
             table.pop(name, None)
-        self.touch(creature_id)
         self.touch(creature_id)
 
     def set_stun(self, sheet: Sheet, state: str) -> None:
@@ -273,8 +273,6 @@ class World:
         check_fight(attacker, victim)  # ActionError, nothing changed
         start_fight(self, attacker, victim)
         self.fighting.update((attacker.entity, victim.entity))
-        self.touch(attacker_id)
-        self.touch(victim_id)
         self.touch(attacker_id)
         self.touch(victim_id)
 
@@ -338,8 +336,6 @@ class World:
         self.grid.occupant[y, x] = entity
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
-        if self.volley_cache is not None:
-            self.volley_cache.touch(entity)
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:
@@ -393,14 +389,6 @@ class World:
         self.enter()
         return int(self.lag.daze[esper.component_for_entity(self.entity(creature_id),
                                                             Creature).slot])
-
-    def touch(self, creature_id: str | None = None) -> None:
-        """Tell the engine a creature's components were changed by hand (None: any
-        creature, or many): the vectorised round's cached columns read it again.
-        The engine's own changes and the API's need no call (docs/api.md)."""
-        cache = self.volley_cache
-        if cache is not None:
-            cache.touch(None if creature_id is None else self.entity(creature_id))
 
     def touch(self, creature_id: str | None = None) -> None:
         """Tell the engine a creature's components were changed by hand (None: any
@@ -483,7 +471,8 @@ class World:
     def tick(self) -> None:
         """Run one pulse: scenario actions due now, then the eight systems in order."""
         self.enter()
-        self._submit_scripted()
+        if self.scripted:
+            self._submit_scripted()
         for system in self.systems:
             system.process(self)
         esper.clear_dead_entities()
@@ -540,15 +529,21 @@ class World:
         wears off, a status tick...). A system that cannot tell answers "now", so an
         unknown system is never skipped over.
         """
+        now = self.pulse
         due: int | None = None
         if self.scripted:
-            due = max(self.pulse, self.scripted[0][0])
-        for system in self.systems:
+            due = self.scripted[0][0]
+            if due <= now:
+                return now
+        if self._asked_of is not self.systems:  # the systems that can have a pulse
+            self._asked_of = self.systems
+            self._asked = tuple(system for system in self.systems if system.own_pulses)
+        for system in self._asked:
             pulse = system.next_pulse(self)
             if pulse is not None and (due is None or pulse < due):
+                if pulse <= now:
+                    return now
                 due = pulse
-                if due <= self.pulse:
-                    return self.pulse
         return due
 
     def skip(self, pulses: int) -> None:
@@ -560,12 +555,7 @@ class World:
         """
         if pulses <= 0:
             return
-        lag = self.lag
-        gap = min(pulses, _LAG_MAX)  # a lag array holds no more than this anyway
-        count = lag.count
-        for column in (lag.wait[:count], lag.daze[:count]):
-            np.subtract(column, np.minimum(column, gap), out=column)
-        lag.dazed = bool(lag.daze[:count].any())
+        self.lag.count_down(pulses)
         self.pulse += pulses
         if self.recorder is not None:
             self.recorder.capture(self)

@@ -214,6 +214,7 @@ class ArcSystem(System):
 
     name = "Arc"
     rules = "R-ELEC-1..8 (arcs and water spread, first in first out)"
+    own_pulses = False  # it follows the casts of the same pulse (World.next_pulse)
 
     def process(self, world: World) -> None:
         for record in world.cast_records:

@@ -15,6 +15,10 @@ class System(esper.Processor):
 
     name: ClassVar[str] = "system"
     rules: ClassVar[str] = ""
+    # False for a system that only works on what an earlier step of the same pulse hands
+    # it (the casts Spell resolved): its `next_pulse` is always None, so `World.run`
+    # need not ask it when looking for the next busy pulse.
+    own_pulses: ClassVar[bool] = True
 
     def process(self, world: World) -> None:  # type: ignore[override]
         raise NotImplementedError

@@ -259,6 +259,7 @@ class BurstSystem(System):
 
     name = "Burst"
     rules = "R-FIRE-2/3, R-COLD-2, R-FORCE-1..4, R-TERR-3 (cell effects of casts)"
+    own_pulses = False  # it follows the casts of the same pulse (World.next_pulse)
 
     def process(self, world: World) -> None:
         setattr(world, SPILLED, {})

@@ -265,6 +265,7 @@ class FloorItemLossSystem(System):
 
     name = "FloorItemLoss"
     rules = "R-LOSS-1..7 (floor items lost to area spells)"
+    own_pulses = False  # it follows the casts of the same pulse (World.next_pulse)
 
     def process(self, world: World) -> None:
         records = world.cast_records

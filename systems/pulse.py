@@ -54,6 +54,7 @@ class PulseSystem(System):
 
     def next_pulse(self, world: World) -> int | None:
         """The earlier of the next queued action and the next status tick."""
-        due = [pulse for pulse in (next_action_pulse(world), next_status_pulse(world))
-               if pulse is not None]
-        return min(due) if due else None
+        action, status = next_action_pulse(world), next_status_pulse(world)
+        if action is None or status is None:
+            return status if action is None else action
+        return min(action, status)

@@ -43,7 +43,8 @@ class StunSystem(System):
         Mirrors `process`: only a living creature outside combat whose stun can step
         down (not held by paralysis) makes a round pulse work for this system.
         """
-        if not any(_decays(world.sheets[entity]) for entity in world.stunned):
+        if not world.stunned or not any(_decays(world.sheets[entity])
+                                        for entity in world.stunned):
             return None
         return next_round(world)
 
