@@ -45,7 +45,8 @@ def can_hit(attacker: Sheet, victim: Sheet) -> bool:
     if not (attacker.vitals.alive and victim.vitals.alive):
         return False
     a, v = attacker.position, victim.position
-    if max(abs(a.x - v.x), abs(a.y - v.y)) != 1:
+    dx, dy = a.x - v.x, a.y - v.y  # max(|dx|, |dy|) == 1, without three builtin calls
+    if dx < -1 or dx > 1 or dy < -1 or dy > 1 or (dx == 0 and dy == 0):
         return False
     return not (attacker.creature.player and attacker.vitals.move <= 0)
 
@@ -79,7 +80,10 @@ def pay_movement(attacker: Sheet) -> None:
     """A player pays min(max(level/20, 1), move) movement points per blow; NPCs nothing."""
     if attacker.creature.player:
         vitals = attacker.vitals
-        vitals.move -= min(max(tdiv(attacker.level.level, 20), 1), vitals.move)
+        cost = tdiv(attacker.level.level, 20)
+        if cost < 1:
+            cost = 1
+        vitals.move -= cost if cost < vitals.move else vitals.move
 
 
 def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int:

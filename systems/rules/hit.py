@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
 
 
+# The exact zero every hit starts its pierce and armor bonus at: one shared object (a
+# Fraction is immutable), so a step can test `is ZERO` instead of calling Fraction.__bool__.
+ZERO = Fraction(0)
+
+
 @dataclass(slots=True)
 class Hit:
     """A hit in flight. `dam` is whole hit points at every step (R-PROT-9)."""
@@ -36,9 +41,9 @@ class Hit:
     immune: bool = False
     weapon: ItemDef | None = None
     # What the attacker's accuracy pierces armor with (R-HIT-7): effective hitroll.
-    pierce: Fraction = Fraction(0)
+    pierce: Fraction = ZERO
     # Armor a successful armor-use roll adds to the victim for this hit (R-HIT-3).
-    armor_bonus: Fraction = Fraction(0)
+    armor_bonus: Fraction = ZERO
     # A status tick's name (burning, poisoned, corroded): its `damage` event names it.
     status: str | None = None
     # Skip the protections although the cause is not "raw" (corroded's raw ticks, R-STAT-3).

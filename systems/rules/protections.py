@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import tdiv
 from affray.systems.rules import immunity
+from affray.systems.rules.hit import ZERO
 from affray.systems.rules.registry import Steps
 from affray.systems.rules.tohit import exact_knob
 
@@ -126,13 +127,9 @@ class ExactArmor(NamedTuple):
     spell_factor: Fraction
     spell_pierce_level: Fraction
     dr_pow: float                 # the power itself, for the inexact fractional case
-    # dr_level, dr_pierce and cap taken apart once into whole numbers (cut_fraction's).
-    dl_num: int = 0
-    dl_den: int = 1
-    dp_num: int = 0
-    dp_den: int = 1
-    cap_num: int = 0
-    cap_den: int = 1
+    # dr_level, dr_pierce and cap taken apart once into whole numbers, for cut_fraction:
+    # (dr_level num, den, dr_pierce num, den, cap num, den).
+    whole: tuple[int, int, int, int, int, int] = (0, 1, 0, 1, 0, 1)
 
 
 MAX_CUT = Fraction(99, 100)  # R-HIT-9
@@ -146,9 +143,9 @@ def exact_armor(knobs: ArmorModel) -> ExactArmor:
     cap = min(exact_knob(knobs.dr_cap) / 100, MAX_CUT)
     return ExactArmor(dr_level, dr_pierce, cap, power,
                       exact_knob(knobs.spell_factor), exact_knob(knobs.spell_pierce_level),
-                      knobs.dr_pow, dr_level.numerator, dr_level.denominator,
-                      dr_pierce.numerator, dr_pierce.denominator, cap.numerator,
-                      cap.denominator)
+                      knobs.dr_pow, (dr_level.numerator, dr_level.denominator,
+                                     dr_pierce.numerator, dr_pierce.denominator,
+                                     cap.numerator, cap.denominator))
 
 
 def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
@@ -161,8 +158,7 @@ def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
     an, ad = armor.numerator, armor.denominator
     if an <= 0:
         return 0, 1
-    dl_num, dl_den, dp_num, dp_den = exact.dl_num, exact.dl_den, exact.dp_num, exact.dp_den
-    cap_num, cap_den = exact.cap_num, exact.cap_den
+    dl_num, dl_den, dp_num, dp_den, cap_num, cap_den = exact.whole
     pn, pd = pierce.numerator, pierce.denominator
     # k = dl * Lv + dp * pierce = kn / kd
     kd = dl_den * dp_den * pd
@@ -217,7 +213,8 @@ def armor(hit: Hit, world: World) -> None:
         return
     victim = hit.victim
     bonus = hit.armor_bonus
-    points: Exact = victim.armor(column) + bonus if bonus else victim.armor(column)
+    points: Exact = (victim.armor(column) if bonus is ZERO or not bonus
+                     else victim.armor(column) + bonus)
     if points <= 0:
         return  # R-HIT-9: no armor, no reduction
     exact = content.cache.get("exact_armor")

@@ -32,7 +32,7 @@ def weapon_skill(world: World, sheet: Sheet) -> int:
     """Effective weapon skill 0..100 (the blow's skill is 20 plus this); the skill is
     the weapon's class (sword, dagger...) or hand to hand (`Sheet.weapon_skill`)."""
     name = sheet.weapon_skill
-    if sheet.npc and name not in sheet.skills.learned:
+    if not sheet.creature.player and name not in sheet.skills.learned:
         learned = 100 if sheet.weapon is not None else min(100, 2 * sheet.level.level + 40)
         if world.lag.dazed and world.lag.daze[sheet.creature.slot] > 0:
             learned = tdiv(2 * learned, 3)

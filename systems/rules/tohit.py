@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from affray.arith import interpolate, tdiv
 from affray.defs import POSITIONS
+from affray.systems.rules.hit import ZERO
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
@@ -31,7 +32,7 @@ def stat_index(value: int) -> int:
     return 0 if value < 0 else 28 if value > 28 else value
 
 
-ZERO = Fraction(0)  # shared: a Fraction is immutable, and building one costs a gcd
+# ZERO: one shared exact zero (a Fraction is immutable, and building one costs a gcd).
 # tuple.__new__(Roll, (...)) builds a NamedTuple without the Python frame of its generated
 # __new__: half the cost, for the records made on every blow.
 _new_tuple = tuple.__new__
