@@ -32,7 +32,7 @@ the scalar path's for the same seed but is the same for every run of that seed.
 
 from __future__ import annotations
 
-from functools import partial
+import gc
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -223,8 +223,9 @@ class Plan:
         hp = self.hp[rows] - hurt[rows]
         self.hp[rows] = hp
         table[HP, rows] = hp
+        vitals = cache.vitals
         for row, value in zip(rows.tolist(), hp.tolist(), strict=True):
-            sheets[row].vitals.hp = value
+            vitals[row].hp = value
         attackers = self.blow_attacker[b0:b1]
         paid = np.bincount(attackers, minlength=cache.count) * self.player_cost
         payers = np.flatnonzero(paid)
@@ -232,7 +233,7 @@ class Plan:
             moves = table[MOVE, payers] - paid[payers]
             table[MOVE, payers] = moves
             for row, value in zip(payers.tolist(), moves.tolist(), strict=True):
-                sheets[row].vitals.move = value
+                vitals[row].move = value
         roused = rows[self.no_foe[rows]]
         for row in roused.tolist():
             sheet = sheets[row]
@@ -255,10 +256,11 @@ def refresh_moves(world: World, cache: VolleyCache, fighters: np.ndarray,
     """blow.refresh_move for every fighter and target at once: the movement of every tick
     since each one's `move_pulse`, capped, written to the components and the columns."""
     table = cache.table
-    rows = np.union1d(fighters, victims)
     pulse = world.pulse
-    last = table[MOVE_PULSE, rows]
-    rows = rows[last != pulse]
+    wanted = np.zeros(cache.count, dtype=bool)
+    wanted[fighters] = True
+    wanted[victims] = True
+    rows = np.flatnonzero(wanted & (table[MOVE_PULSE, :cache.count] != pulse))
     if not len(rows):
         return
     config = world.content.fight.movement
@@ -271,11 +273,11 @@ def refresh_moves(world: World, cache: VolleyCache, fighters: np.ndarray,
     move = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
     table[MOVE, rows] = move
     table[MOVE_PULSE, rows] = pulse
-    sheets = cache.sheets
+    vitals = cache.vitals
     for row, value in zip(rows.tolist(), move.tolist(), strict=True):
-        vitals = sheets[row].vitals
-        vitals.move = value
-        vitals.move_pulse = pulse
+        record = vitals[row]
+        record.move = value
+        record.move_pulse = pulse
 
 
 def _hooked(world: World, sheet: Sheet) -> bool:
@@ -294,11 +296,26 @@ def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
 
 def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-def]
     """Each blow's event, as the scalar pipeline writes it (blow.one_hit, damage.finish),
-    built kind by kind with C-level tuple construction, then put in blow order."""
+    built kind by kind with C-level tuple construction, then put in blow order.
+
+    The cyclic garbage collector is paused meanwhile (when it was on): ten thousand new
+    tuples would otherwise set off a dozen young collections and, every so often, a full
+    one over the whole world; the tuples hold no cycles, and one young collection after
+    the pause does the same work once."""
+    if not gc.isenabled():
+        return _blow_events(world, cols, blows)
+    gc.disable()
+    try:
+        return _blow_events(world, cols, blows)
+    finally:
+        gc.enable()
+
+
+def _blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-def]
     pulse = world.pulse
     n = len(blows.kind)
-    ids = np.array(cols.ids, dtype=object)
-    types = np.array(cols.type_names, dtype=object)[cols.type_code]
+    ids = cols.ids
+    types = np.array(cols.type_names, dtype=object)
     names = np.array([*world.rules.defences.names, ""], dtype=object)
     out = np.empty(n, dtype=object)
     kind = blows.kind
@@ -315,13 +332,15 @@ def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-d
             fields = zip(repeat(pulse, m), src, tgt, names[blows.defence[where]].tolist(),
                          strict=True)
         elif code == IMMUNE:
-            fields = zip(repeat(pulse, m), src, tgt, types[a].tolist(), strict=True)
+            fields = zip(repeat(pulse, m), src, tgt, types[cols.type_code[a]].tolist(),
+                         strict=True)
         else:
             fields = zip(repeat(pulse, m), src, tgt, blows.dam[where].tolist(),
-                         blows.raw[where].tolist(), types[a].tolist(), repeat("melee", m),
+                         blows.raw[where].tolist(), types[cols.type_code[a]].tolist(),
+                         repeat("melee", m),
                          repeat(None, m), blows.critical[where].tolist(), repeat(False, m),
                          repeat(None, m), strict=True)
-        made = map(partial(tuple.__new__, cls), fields)
+        made = map(tuple.__new__, repeat(cls, m), fields)
         out[where] = np.fromiter(made, dtype=object, count=m)
     return out.tolist()
 

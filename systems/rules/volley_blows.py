@@ -268,9 +268,8 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     n = len(a)
     skill = 20 + cols.weapon_skill[a]
     # Each attacker's damage type (R-IMM-5) and what it means for armor and immunity.
-    type_names = sorted(set(cols.types))
-    type_code = {name: i for i, name in enumerate(type_names)}
-    codes = np.array([type_code[name] for name in cols.types], dtype=np.int64)[a]
+    type_names = cols.type_names
+    codes = cols.type_code[a]
     per_type = np.array([[column_index(content, t), type_bits(content, t, immunity.WEAPON),
                           t == "fire", t == "cold", t == "lightning",
                           t in content.damage.spell_armor] for t in type_names],

@@ -84,8 +84,8 @@ _STATIC_FIELDS = ("thac00", "thac32", "divisor", "profession", "hobbit", "wield"
                   "gear_pierce", "gear_slash", "gear_exotic")
 # Columns worked out from the others when a row is read.
 _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_code",
-            "target", "armor_bash", "armor_pierce", "armor_slash", "armor_exotic", "imm",
-            "res", "vuln", "plain_weapon_skill")
+            "target", "modify_level", "armor_bash", "armor_pierce", "armor_slash",
+            "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill")
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
 # The event fields that name a creature (events.py): a creature an event names may have
@@ -189,7 +189,7 @@ class Columns:
     type_names: list[str]      # damage type by `type_code` (R-IMM-5)
     positions: list[str]       # each creature's position, as read
     fighting: list[str | None]  # whom each fights, as read
-    ids: list[str]             # each creature's id
+    ids: np.ndarray            # each creature's id (an object array)
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -199,7 +199,8 @@ class Columns:
 
     @property
     def modify_level(self) -> np.ndarray:
-        return self.raw["level"] + self.raw["remorts"]
+        """Level plus remort levels (R-LVL-1)."""
+        return self.raw["modify_level"]
 
     @property
     def types(self) -> list[str]:
@@ -219,6 +220,7 @@ class VolleyCache:
         self.static = StaticRows()
         self.row_of: dict[int, int] = {}
         self.sheets: list[Sheet] = []
+        self.vitals: list[Any] = []         # each row's Vitals component
         self.count = 0
         self.table = np.zeros((len(NAMES), 0), dtype=np.int64)
         self.learned_raw = np.zeros((len(SKILLS), 0), dtype=np.int64)
@@ -226,6 +228,7 @@ class VolleyCache:
         self.positions: list[str] = []
         self.fighting: list[str | None] = []
         self.ids: list[str] = []
+        self.id_array = np.zeros(0, dtype=object)
         self.type_names: list[str] = []
         self.type_code: dict[str, int] = {}
         self.dirty: set[int] = set()        # entities to read again
@@ -314,6 +317,7 @@ class VolleyCache:
                 row_of[entity] = start + i
             added = [sheets[e] for e in entities]
             self.sheets.extend(added)
+            self.vitals.extend(sheet.vitals for sheet in added)
             self.positions.extend([""] * len(added))
             self.fighting.extend([None] * len(added))
             self.ids.extend([""] * len(added))
@@ -328,6 +332,9 @@ class VolleyCache:
         if size <= self.table.shape[1]:
             return
         capacity = max(size, 2 * self.table.shape[1], 64)
+        ids = np.empty(capacity, dtype=object)
+        ids[:len(self.id_array)] = self.id_array
+        self.id_array = ids
         for name in ("table", "learned_raw", "learned_plain"):
             old = getattr(self, name)
             grown = np.zeros((old.shape[0], capacity), dtype=np.int64)
@@ -362,6 +369,7 @@ class VolleyCache:
         (positions, affects, learned_dicts, degrees, seconds, weapon_skills, fighting, types,
          ids) = zip(*map(_OBJECTS, sheets), strict=True)
         own_positions, own_fighting, own_ids = self.positions, self.fighting, self.ids
+        self.id_array[rows] = np.array(ids, dtype=object)
         type_code = self.type_code
         codes = []
         for i, row in enumerate(rows.tolist()):
@@ -385,6 +393,7 @@ class VolleyCache:
         put("weapon_learned", [k.get(name, -1) for k, name in
                                zip(learned_dicts, weapon_skills, strict=True)])
         col = table[:, rows]
+        put("modify_level", col[COLUMN["level"]] + col[COLUMN["remorts"]])
         for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
             put(f"armor_{column}", col[COLUMN[f"own_{column}"]] + col[COLUMN[f"gear_{column}"]])
         for mask in ("imm", "res", "vuln"):
@@ -419,7 +428,7 @@ class VolleyCache:
             learned = self.learned_plain[:, :n]
             weapon_skill = raw["plain_weapon_skill"]
         return Columns(raw, learned, weapon_skill, self.type_names, self.positions,
-                       self.fighting, self.ids)
+                       self.fighting, self.id_array[:n])
 
 
 _FIELDS_OF: dict[type, tuple[str, ...]] = {}

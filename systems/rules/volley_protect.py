@@ -50,8 +50,28 @@ def affect_mask(levels: dict[str, int]) -> int:
     return mask
 
 
+_EXACT = 2 ** 53  # below this in magnitude, int64 -> float64 -> int64 loses nothing
+
+
 def tdiv_many(numerator: IntArray, denominator: int | IntArray) -> IntArray:
-    """C++ truncating division of an int array by positive whole numbers (as `tdiv`)."""
+    """C++ truncating division of an int array by positive whole numbers (as `tdiv`).
+
+    Fast paths, both exact: no negative numerator, floor division; every numerator below
+    2**53 in magnitude (and positive whole denominators), the float quotient truncated
+    (its rounding error, under |q| / 2**53, is below the 1/denominator between q and the
+    next whole number, so truncation never crosses one)."""
+    numerator = np.asarray(numerator)
+    if numerator.dtype != np.int64:
+        numerator = numerator.astype(np.int64)
+    if not numerator.size:
+        return numerator
+    low = numerator.min()
+    if low >= 0:
+        return numerator // denominator
+    if low > -_EXACT and numerator.max() < _EXACT:
+        quotient = numerator / denominator
+        np.trunc(quotient, out=quotient)
+        return quotient.astype(np.int64)
     return np.where(numerator >= 0, numerator // denominator, -((-numerator) // denominator))
 
 
