@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 # Blow kinds (what the scalar pipeline ends a blow with).
 MISS, DEFENDED, IMMUNE, DAMAGE = 0, 1, 2, 3
 STEPS = 6  # first, haste, and up to four attack skills
+DEFENCES = {"bat_swarm", "shield_block", "blink", "cross_block", "parry", "hand_block",
+            "dodge"}
 
 
 @dataclass(slots=True)
@@ -82,6 +84,20 @@ def stat_table(table: tuple[int, ...], values: np.ndarray) -> np.ndarray:
     return np.asarray(table, dtype=np.int64)[np.clip(values, 0, 28)]
 
 
+class Draws:
+    """The uniforms of a round's `n` blows when only the blows `keep` are computed: every
+    array is drawn whole, so the generator's stream does not depend on which blows hit."""
+
+    __slots__ = ("gen", "keep", "n")
+
+    def __init__(self, gen: np.random.Generator, n: int, keep: np.ndarray) -> None:
+        self.gen, self.n, self.keep = gen, n, keep
+
+    def random(self, width: int | None = None) -> np.ndarray:
+        """n uniforms (or n x width), those of the kept blows."""
+        return self.gen.random(self.n if width is None else (self.n, width))[self.keep]
+
+
 def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.random.Generator
                ) -> np.ndarray:
     """Which of each fighter's six blow steps happen (melee.fight_round): the first;
@@ -91,38 +107,40 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     from affray.systems.melee import NPC_EXTRA, PLAYER_EXTRA  # the tables, not a copy
 
     n = len(attackers)
+    affects = cols.affects[attackers]
     steps = np.zeros((n, STEPS), dtype=bool)
     steps[:, 0] = True
-    steps[:, 1] = has(cols, attackers, "haste") & ~has(cols, attackers, "slow")
+    slow = (affects & AFFECT_BITS["slow"]) != 0
+    steps[:, 1] = ((affects & AFFECT_BITS["haste"]) != 0) & ~slow
     player = cols.player[attackers] != 0
     halved = world.content.fight.stun.weak_stun_halves
-    weak = has(cols, attackers, "weak_stun")
-    slow = has(cols, attackers, "slow")
+    weak = (affects & AFFECT_BITS["weak_stun"]) != 0
+    any_weak, any_slow = weak.any(), slow.any()
     rolls = percent(gen.random((n, 4)))
     for j, (name, player_divisor) in enumerate(PLAYER_EXTRA):
         npc_entry = NPC_EXTRA[j] if j < len(NPC_EXTRA) else (name, 1)
         assert npc_entry[0] == name  # the two tables list the skills in the same order
         effective = cols.learned[SKILL[name]][attackers]
+        learned = effective > 0
+        if not learned.any():  # nobody has it: no blow (its rolls go unused)
+            continue
         divisor = np.where(player, player_divisor, npc_entry[1])
         in_table = player | (j < len(NPC_EXTRA))
-        chance = np.where(effective >= 0, effective // divisor, 0)  # effective is 0..100
-        if name in halved:
+        chance = effective // divisor  # effective is 0..100
+        if name in halved and any_weak:
             chance = np.where(weak, tdiv_many(chance, 2), chance)
-        chance = np.where(slow, tdiv_many(chance * 3, 4), chance)
+        if any_slow:
+            chance = np.where(slow, tdiv_many(chance * 3, 4), chance)
         # a skill never learned has effective 0: no blow (and its roll is not used)
-        steps[:, 2 + j] = in_table & (effective > 0) & (rolls[:, j] < chance)
+        steps[:, 2 + j] = in_table & learned & (rolls[:, j] < chance)
     return steps
 
 
-def roll_dice(count: np.ndarray, size: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+def roll_dice(count: np.ndarray, size: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """`Rng.dice` for arrays: count + the sum of int(u * size) per die; 0 when either is
-    0 or less; count when size is 1."""
-    n = len(count)
-    width = int(count.max(initial=0))
-    if width <= 0:
-        return np.zeros(n, dtype=np.int64)
-    faces = (gen.random((n, width)) * np.maximum(size, 1)[:, None]).astype(np.int64)
-    used = np.arange(width)[None, :] < count[:, None]
+    0 or less; count when size is 1. `uniforms`: one row per roll, a column per die."""
+    faces = (uniforms * np.maximum(size, 1)[:, None]).astype(np.int64)
+    used = np.arange(uniforms.shape[1])[None, :] < count[:, None]
     total = count + (faces * used).sum(axis=1)
     total = np.where(size == 1, count, total)
     return np.where((size <= 0) | (count <= 0), 0, total)
@@ -136,16 +154,19 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     knobs = content.fight.armor
     n = len(a)
     armor_use = cols.learned[SKILL["armor_use"]][v]
-    use_ok = (armor_use > 1) & (percent(gen.random(n)) < armor_use)
-    blind = has(cols, a, "blind")
-    blind_fighting = cols.learned[SKILL["blind_fighting"]][a]
-    blind_failed = blind & ~(percent(gen.random(n)) < blind_fighting)
+    use_roll = gen.random(n)
+    uses = armor_use > 1
+    use_ok = (uses & (percent(use_roll) < armor_use)) if uses.any() else uses
+    blind = (cols.affects[a] & AFFECT_BITS["blind"]) != 0
+    blind_roll = gen.random(n)
+    if blind.any():
+        blind_fighting = cols.learned[SKILL["blind_fighting"]][a]
+        blind_failed = blind & ~(percent(blind_roll) < blind_fighting)
+    else:
+        blind_failed = blind
     hitroll = (cols.hitroll[a] * skill
                * (100 + stat_table(content.stats.str_.hit, cols.strength[a])))
-    level_a = cols.modify_level[a]
-    interp = cols.thac00[a] + tdiv_many(level_a * (cols.thac32[a] - cols.thac00[a]), 32)
-    class_base = np.maximum(1, 20 - interp)
-    acc = knobs.base_w * class_base + hitroll / 10000
+    acc = knobs.base_w * cols.class_base[a] + hitroll / 10000
     ev = evasion_many(content, cols, v, blind_failed)
     chance = hit_chance_many(content, acc, ev)
     fight = content.fight
@@ -153,10 +174,13 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     crit_share, middle_share = crit / 20.0, max(1e-12, 1.0 - (miss + crit) / 20.0)
     face = (gen.random(n) * 20).astype(np.int64)
     middle = gen.random(n) < (chance - crit_share) / middle_share
-    hobbit = cols.hobbit[a] != 0
     low, top = face < miss, face >= 20 - crit
-    hit = np.where(low, hobbit, np.where(top, True, middle))
-    critical = np.where(low, hobbit, top)
+    if low.any():
+        hobbit = cols.hobbit[a] != 0
+        hit = np.where(low, hobbit, top | middle)
+        critical = np.where(low, hobbit, top)
+    else:
+        hit, critical = top | middle, top
     return hit, critical, hitroll, use_ok
 
 
@@ -169,8 +193,10 @@ def evasion_many(content: Content, cols: Columns, v: np.ndarray,
     value = (knobs.ev_level * level
              + knobs.ev_dex * (-defensive) * np.minimum(1.0, level / 100.0))
     halve = (cols.rank[v] < FIGHTING) | (cols.move[v] <= 0)
-    value = np.where(halve, value / 2.0, value)
-    value = np.where(blind_failed, value * knobs.blind_factor, value)
+    if halve.any():
+        value = np.where(halve, value / 2.0, value)
+    if blind_failed.any():
+        value = np.where(blind_failed, value * knobs.blind_factor, value)
     sluggish = cols.sluggish[v]
     if sluggish.any():
         status = content.statuses["sluggish"]
@@ -197,10 +223,7 @@ def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     """R-HIT-1 (tohit.roll_legacy): d20 0 misses (a hobbit hits), 19 hits, else
     face >= thac0 - ac."""
     n = len(a)
-    thac0 = cols.thac00[a] + tdiv_many(cols.modify_level[a] * (cols.thac32[a]
-                                                               - cols.thac00[a]), 32)
-    thac0 = np.where(thac0 < 0, tdiv_many(thac0, 2), thac0)
-    thac0 = np.where(thac0 < -5, -5 + tdiv_many(thac0 + 5, 2), thac0)
+    thac0 = cols.thac0_legacy[a]
     hr = cols.hitroll[a] - tdiv_many(cols.level[a], 2)
     hr = hr + tdiv_many(hr * stat_table(content.stats.str_.hit, cols.strength[a]), 100)
     thac0 = thac0 - tdiv_many(hr * skill, 100) + tdiv_many(5 * (100 - skill), 100)
@@ -225,41 +248,67 @@ def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
 
 
 def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
-                skill: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+                skill: np.ndarray, draws: Draws, width: int) -> np.ndarray:
     """R-MELEE-3's damBase (blow.base_damage): an NPC's better hand dice unscaled; weapon
     dice x skill/100; bare-handed number_range(1 + 4 skill/100, (2L/3) skill/100);
-    x21/20 with a weapon and no shield; sharp and holy weapons."""
-    n = len(a)
-    npc = cols.player[a] == 0
+    x21/20 with a weapon and no shield; sharp and holy weapons. `width`: the most dice
+    any blow of the round rolls (the columns of the dice draw)."""
+    use_hand = cols.use_hand[a] != 0
+    count, size = cols.dmg_n[a], cols.dmg_s[a]
+    if width > 0:
+        rolled = roll_dice(count, size, draws.random(width)) + cols.dmg_b[a]
+    else:
+        rolled = cols.dmg_b[a]
     has_weapon_dice = cols.has_dice[a] != 0
-    hand_x2 = (cols.hand_s[a] + 1) * cols.hand_n[a] + 2 * cols.hand_b[a]
-    weapon_x2 = (cols.dice_s[a] + 1) * cols.dice_n[a] + 2 * cols.dice_b[a]
-    use_hand = npc & (cols.has_hand[a] != 0) & (~has_weapon_dice | (hand_x2 > weapon_x2))
-    count = np.where(use_hand, cols.hand_n[a], cols.dice_n[a])
-    size = np.where(use_hand, cols.hand_s[a], cols.dice_s[a])
-    bonus = np.where(use_hand, cols.hand_b[a], cols.dice_b[a])
-    rolled = roll_dice(count, size, gen) + bonus
-    level = cols.level[a]
-    low = 1 + tdiv_many(4 * skill, 100)
-    high = tdiv_many(tdiv_many(2 * level, 3) * skill, 100)
-    bare = np.where(low >= high, low,
-                    low + (gen.random(n) * (high - low + 1)).astype(np.int64))
-    dam = np.where(use_hand, rolled,
-                   np.where(has_weapon_dice, tdiv_many(rolled * skill, 100), bare))
+    bare_roll = draws.random()
+    dam = np.where(has_weapon_dice, tdiv_many(rolled * skill, 100), 0)
+    bare_hands = ~use_hand & ~has_weapon_dice
+    if bare_hands.any():
+        level = cols.level[a]
+        low = 1 + tdiv_many(4 * skill, 100)
+        high = tdiv_many(tdiv_many(2 * level, 3) * skill, 100)
+        bare = np.where(low >= high, low, low + (bare_roll * (high - low + 1)).astype(np.int64))
+        dam = np.where(bare_hands, bare, dam)
+    if use_hand.any():
+        dam = np.where(use_hand, rolled, dam)
     armed = cols.wield[a] != 0
-    dam = np.where(armed & (cols.shield[a] == 0), tdiv_many(dam * 21, 20), dam)
-    p = percent(gen.random(n))
-    sharp = armed & (cols.sharp[a] != 0) & (p <= tdiv_many(skill, 8))
-    dam = np.where(sharp, 2 * dam + tdiv_many(dam * 2 * p, 100), dam)
-    holy = (armed & (cols.holy[a] != 0) & (cols.alignment[a] > GOOD)
-            & (cols.alignment[v] < EVIL) & (percent(gen.random(n)) < 30))
-    return np.where(holy, dam + tdiv_many(dam * 120, 100), dam)
+    unshielded = armed & (cols.shield[a] == 0)
+    if unshielded.any():
+        dam = np.where(unshielded, tdiv_many(dam * 21, 20), dam)
+    p = percent(draws.random())
+    sharp = armed & (cols.sharp[a] != 0)
+    if sharp.any():
+        sharp &= p <= tdiv_many(skill, 8)
+        dam = np.where(sharp, 2 * dam + tdiv_many(dam * 2 * p, 100), dam)
+    holy_roll = draws.random()
+    holy = armed & (cols.holy[a] != 0)
+    if holy.any():
+        holy &= ((cols.alignment[a] > GOOD) & (cols.alignment[v] < EVIL)
+                 & (percent(holy_roll) < 30))
+        dam = np.where(holy, dam + tdiv_many(dam * 120, 100), dam)
+    return dam
+
+
+def type_table(content: Content, type_names: list[str]) -> np.ndarray:
+    """Per damage type (by code): armor column index, immunity bits, fire, cold,
+    lightning, spell armor; kept in the content's cache."""
+    key = ("volley type table", tuple(type_names))
+    table = content.cache.get(key)
+    if table is None:
+        table = content.cache[key] = np.array(
+            [[column_index(content, t), type_bits(content, t, immunity.WEAPON),
+              t == "fire", t == "cold", t == "lightning", t in content.damage.spell_armor]
+             for t in type_names], dtype=np.int64).reshape(len(type_names), 6)
+    return table
 
 
 def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: np.ndarray
                   ) -> Blows:
     """Every blow of these fighters (rows of `cols`) against their victims, as if all
-    lived (blow.one_hit for each), in order: fighter by fighter, step by step."""
+    lived (blow.one_hit for each), in order: fighter by fighter, step by step.
+
+    Past the to-hit roll only the blows that hit are computed (a miss ends a blow); the
+    random arrays are still drawn for every blow (`Draws`)."""
     content = world.content
     gen = world.rng.numpy()
     steps = blow_steps(world, cols, attackers, gen)
@@ -270,11 +319,6 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     # Each attacker's damage type (R-IMM-5) and what it means for armor and immunity.
     type_names = cols.type_names
     codes = cols.type_code[a]
-    per_type = np.array([[column_index(content, t), type_bits(content, t, immunity.WEAPON),
-                          t == "fire", t == "cold", t == "lightning",
-                          t in content.damage.spell_armor] for t in type_names],
-                        dtype=np.int64).reshape(len(type_names), 6)[codes]
-    column, imm_bits = per_type[:, 0], per_type[:, 1]
     if content.fight.model == "armor":
         hit, critical, pierce, use_ok = to_hit_armor(content, cols, a, v, skill, gen)
     else:
@@ -285,45 +329,70 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         critical = np.zeros(n, dtype=bool)
         pierce = np.zeros(n, dtype=np.int64)
         use_ok = np.zeros(n, dtype=bool)
+    keep = np.flatnonzero(hit)
+    draws = Draws(gen, n, keep)
+    width = int(cols.dmg_n[a].max(initial=0))
+    a, v, skill = a[keep], v[keep], skill[keep]
+    per_type = type_table(content, type_names)[codes[keep]]
+    column, imm_bits = per_type[:, 0], per_type[:, 1]
     # R-MELEE-3: damage calculation.
-    dam = base_damage(content, cols, a, v, skill, gen)
+    dam = base_damage(content, cols, a, v, skill, draws, width)
     divisor = cols.divisor[a]
-    class_roll = percent(gen.random(n))
-    dam = np.where(divisor > 0, dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
+    class_roll = percent(draws.random())
+    if (divisor > 0).any():
+        dam = np.where(divisor > 0,
+                       dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
     dam = dam + tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100)
     dam = dam + tdiv_many(dam * stat_table(content.stats.str_.damage, cols.strength[a]), 100)
     numerator, denominator = content.fight.critical_multiplier
-    dam = np.where(critical, tdiv_many(dam * numerator, denominator), dam)  # R-HIT-5
+    kept_critical = critical[keep]
+    if kept_critical.any():
+        dam = np.where(kept_critical, tdiv_many(dam * numerator, denominator), dam)  # R-HIT-5
     dam = np.maximum(dam, 1)
     raw = dam
+    m = len(keep)
+    victim_level = cols.modify_level[v]
     hits = HitArrays(
-        dam=dam, melee=np.ones(n, dtype=bool), has_source=np.ones(n, dtype=bool),
+        dam=dam, melee=np.ones(m, dtype=bool), has_source=np.ones(m, dtype=bool),
         source_alignment=cols.alignment[a], source_level=cols.modify_level[a],
         fire=per_type[:, 2] != 0, cold=per_type[:, 3] != 0, lightning=per_type[:, 4] != 0,
-        imm_bits=imm_bits, column=column, spell_armor=per_type[:, 5] != 0, pierce=pierce,
-        armor_use_level=np.where(use_ok, cols.modify_level[v], 0))
+        imm_bits=imm_bits, column=column, spell_armor=per_type[:, 5] != 0,
+        pierce=pierce[keep], armor_use_level=np.where(use_ok[keep], victim_level, 0))
+    imm, res, vuln = cols.imm[v], cols.res[v], cols.vuln[v]
     victim_arrays = VictimArrays(
         affects=cols.affects[v], liturgy_skill=cols.learned[SKILL["liturgy"]][v] > 0,
-        modify_level=cols.modify_level[v], imm=cols.imm[v], res=cols.res[v],
-        vuln=cols.vuln[v], armor=np.stack([cols.armor_bash[v], cols.armor_pierce[v],
-                                           cols.armor_slash[v], cols.armor_exotic[v]]))
+        modify_level=victim_level, imm=imm, res=res, vuln=vuln,
+        armor=np.stack([cols.armor_bash[v], cols.armor_pierce[v], cols.armor_slash[v],
+                        cols.armor_exotic[v]]))
     dam, immune = protect_many(content, hits, victim_arrays)
     # R-IMM-9: the wielded weapon's material, alone.
     material = cols.weapon_bits[a]
-    before = dam
     use = (material != 0) & (dam > 0)
-    dam = np.where(use, np_resolve(material, cols.imm[v], cols.res[v], cols.vuln[v], dam), dam)
-    immune |= use & (before > 0) & (dam == 0)
+    if use.any():
+        before = dam
+        dam = np.where(use, np_resolve(material, imm, res, vuln, dam), dam)
+        immune |= use & (before > 0) & (dam == 0)
     # R-MELEE-4: victim asleep or worse x2, resting or sitting x3/2, once.
     rank = cols.rank[v]
-    dam = np.where(rank <= SLEEPING, dam * 2,
-                   np.where(rank < FIGHTING, tdiv_many(dam * 3, 2), dam))
+    if (rank < FIGHTING).any():
+        dam = np.where(rank <= SLEEPING, dam * 2,
+                       np.where(rank < FIGHTING, tdiv_many(dam * 3, 2), dam))
     names = world.rules.defences.names
-    defended, which = defence_chain(world, cols, a, v, dam > 0, gen, names)
-    kind = np.where(~hit, MISS, np.where(defended, DEFENDED,
-                                         np.where(immune, IMMUNE, DAMAGE)))
-    return Blows(turn, step, a, v, kind, np.where(kind == DAMAGE, dam, 0), raw,
-                 critical & hit, which)
+    unknown = set(names) - DEFENCES
+    if unknown:
+        raise ValueError(f"the vectorised round has no defence {sorted(unknown)[0]!r}")
+    defended, which = defence_chain(world, cols, a, v, dam > 0, draws, names)
+    kept_kind = np.where(defended, DEFENDED, np.where(immune, IMMUNE, DAMAGE))
+    kind = np.full(n, MISS, dtype=np.int64)
+    kind[keep] = kept_kind
+    out_dam = np.zeros(n, dtype=np.int64)
+    out_dam[keep] = np.where(kept_kind == DAMAGE, dam, 0)
+    out_raw = np.zeros(n, dtype=np.int64)
+    out_raw[keep] = raw
+    out_which = np.full(n, -1, dtype=np.int64)
+    out_which[keep] = which
+    return Blows(turn, step, attackers[turn], victims[turn], kind, out_dam, out_raw,
+                 critical & hit, out_which)
 
 
 def np_resolve(mask: np.ndarray, imm: np.ndarray, res: np.ndarray, vuln: np.ndarray,
@@ -332,7 +401,7 @@ def np_resolve(mask: np.ndarray, imm: np.ndarray, res: np.ndarray, vuln: np.ndar
 
 
 def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
-                  reaches: np.ndarray, gen: np.random.Generator, names: list[str]
+                  reaches: np.ndarray, draws: Draws, names: list[str]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """R-DEF-1..8 (defence.py): the chain in the registry's order; the first defence that
     succeeds ends the blow. Returns (defended, index of the defence)."""
@@ -340,10 +409,15 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     config = world.content.fight.defence
     player = cols.player[v] != 0
     npc = ~player
+    any_npc = npc.any()
     gap = cols.modify_level[v] - cols.modify_level[a]
-    awake = (cols.rank[v] > SLEEPING) & ~has(cols, v, "stun")
-    weak = has(cols, v, "weak_stun")
-    blind = has(cols, v, "blind")
+    half_gap = tdiv_many(gap, 2)
+    affects = cols.affects[v]
+    awake = (cols.rank[v] > SLEEPING) & ((affects & AFFECT_BITS["stun"]) == 0)
+    weak = (affects & AFFECT_BITS["weak_stun"]) != 0
+    any_weak = weak.any()
+    blind = (affects & AFFECT_BITS["blind"]) != 0
+    any_blind = blind.any()
     blind_fighting = cols.learned[SKILL["blind_fighting"]][v]
     profession = cols.profession[v]
     fighter = profession == PROF_FIGHTER
@@ -352,61 +426,88 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     remaining = reaches.copy()
     defended = np.zeros(n, dtype=bool)
     which = np.full(n, -1, dtype=np.int64)
+    npc_defences = cols.npc_defences[v] if any_npc else None
 
     def base(name: str) -> tuple[np.ndarray, np.ndarray]:
-        flat = config.npc_dodge if name == "dodge" else config.npc_other
-        listed = (cols.npc_defences[v] & DEFENCE_BIT[name]) != 0
         effective = cols.learned[SKILL[name]][v]
+        if not any_npc:
+            return effective > 1, effective
+        flat = config.npc_dodge if name == "dodge" else config.npc_other
+        listed = (npc_defences & DEFENCE_BIT[name]) != 0
         ok = np.where(npc, listed, effective > 1)
         return ok, np.where(npc, flat, effective)
 
     def adjust(name: str, chance: np.ndarray) -> np.ndarray:
-        if name in WEAK_STUN_HALVES:  # R-DEF-5
+        if name in WEAK_STUN_HALVES and any_weak:  # R-DEF-5
             chance = np.where(weak, tdiv_many(chance, 2), chance)
-        seen = (blind_fighting > 1) & (percent(gen.random(n)) < blind_fighting)  # R-DEF-8
+        seen_roll = draws.random()
+        if not any_blind:
+            return chance
+        seen = (blind_fighting > 1) & (percent(seen_roll) < blind_fighting)  # R-DEF-8
         adjusted = np.where(seen, np.trunc(chance / 1.5).astype(np.int64),
                             tdiv_many(chance, 4))
         return np.where(blind, adjusted, chance)
 
     for index, name in enumerate(names):
-        roll = percent(gen.random(n))
+        roll = percent(draws.random())
+        if not remaining.any():  # every blow settled: the rest only draw their rolls
+            if name != "bat_swarm":
+                draws.random()
+            continue
         if name == "bat_swarm":  # R-DEF-2
-            success = has(cols, v, "bat_swarm") & (roll <= 50 + gap)
+            success = ((affects & AFFECT_BITS["bat_swarm"]) != 0) & (roll <= 50 + gap)
         elif name == "shield_block":
+            possible = (cols.shield[v] != 0) & awake & (attacking != WEAPON_WHIP)
+            if not possible.any():
+                draws.random()
+                continue
             ok, chance = base(name)
             chance = np.where(npc, chance, tdiv_many(chance, 2) - 10 + np.where(fighter, 10, 0))
-            chance = np.where(player & (attacking == WEAPON_FLAIL), tdiv_many(chance, 2), chance)
+            flail = player & (attacking == WEAPON_FLAIL)
+            if flail.any():
+                chance = np.where(flail, tdiv_many(chance, 2), chance)
             chance = adjust(name, chance)
-            possible = (cols.shield[v] != 0) & awake & ok & (attacking != WEAPON_WHIP)
-            possible &= npc | moves
+            possible &= ok & (npc | moves)
             success = possible & (roll < chance + gap)
         elif name == "blink":  # R-DEF-6
             ok, chance = base(name)
+            if not (ok & awake).any():
+                draws.random()
+                continue
             half = np.where(npc, chance, tdiv_many(chance, 2))
-            chance = adjust(name, half) + tdiv_many(gap, 2)
+            chance = adjust(name, half) + half_gap
             success = awake & ok & (roll < chance)
         elif name == "cross_block":
+            possible = (cols.wield[v] != 0) & (cols.second[v] != 0) & awake & moves
+            if not possible.any():
+                draws.random()
+                continue
             ok, chance = base(name)
             third = tdiv_many(chance, 3)
             chance = np.where(npc, chance, np.where(fighter, third + tdiv_many(third, 2), third))
             chance = adjust(name, chance)
-            possible = (cols.wield[v] != 0) & (cols.second[v] != 0) & awake & ok & moves
-            success = possible & (roll < chance + gap)
+            success = possible & ok & (roll < chance + gap)
         elif name == "parry":
             ok, chance = base(name)
+            possible = awake & ok & ~(player & (cols.wclass[v] == WEAPON_NONE))
+            possible &= (attacking != WEAPON_FLAIL) & (attacking != WEAPON_WHIP)
+            if not possible.any():
+                draws.random()
+                continue
             half = tdiv_many(chance, 2)
             chance = np.where(npc, chance, np.where(fighter, half + tdiv_many(half, 5), half))
             chance = adjust(name, chance)
-            possible = awake & ok & ~(player & (cols.wclass[v] == WEAPON_NONE))
-            possible &= (attacking != WEAPON_FLAIL) & (attacking != WEAPON_WHIP)
             success = possible & (roll < chance + gap)
         elif name == "hand_block":
+            possible = player & (cols.wclass[v] == WEAPON_NONE) & (cols.second[v] == 0) & awake
+            if not possible.any():
+                draws.random()
+                continue
             ok, chance = base(name)
             chance = np.where(profession == PROF_NINJA, tdiv_many(chance, 2),
                               tdiv_many(chance, 3))
             chance = adjust(name, chance)
-            possible = player & (cols.wclass[v] == WEAPON_NONE) & (cols.second[v] == 0)
-            success = possible & awake & ok & (roll < chance + gap)
+            success = possible & ok & (roll < chance + gap)
         elif name == "dodge":
             ok, chance = base(name)
             own = tdiv_many(chance, 2) + 2 * (cols.dexterity[v] - 20)
@@ -416,14 +517,15 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
                                     np.where(profession == PROF_ANTI, own - tdiv_many(own, 10),
                                              own)))
             flail = (attacking == WEAPON_FLAIL) | (attacking == WEAPON_WHIP)
-            own = np.where(flail, tdiv_many(own * 6, 5), own)
-            chance = adjust(name, np.where(npc, chance, own))
+            if flail.any():
+                own = np.where(flail, tdiv_many(own * 6, 5), own)
+            chance = adjust(name, np.where(npc, chance, own) if any_npc else own)
             possible = awake & ok & (npc | moves)
-            success = possible & (roll < chance + tdiv_many(gap, 2))
+            success = possible & (roll < chance + half_gap)
         else:
             raise ValueError(f"the vectorised round has no defence {name!r}")
         success &= remaining
         defended |= success
-        which = np.where(success, index, which)
+        which[success] = index
         remaining &= ~success
     return defended, which

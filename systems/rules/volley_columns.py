@@ -85,7 +85,8 @@ _STATIC_FIELDS = ("thac00", "thac32", "divisor", "profession", "hobbit", "wield"
 # Columns worked out from the others when a row is read.
 _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_code",
             "target", "modify_level", "armor_bash", "armor_pierce", "armor_slash",
-            "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill")
+            "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill", "use_hand", "dmg_n",
+            "dmg_s", "dmg_b", "class_base", "thac0_legacy")
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
 # The event fields that name a creature (events.py): a creature an event names may have
@@ -135,6 +136,32 @@ def _static_values(parts: tuple[Any, ...]) -> tuple[int, ...]:
             int(race == "hobbit"), int(weapon is not None), wclass, sharp, holy, *dice3,
             int(dice is not None), *hand3, int(hand is not None), _defence_mask(defences),
             *(gear.get(column, 0) for column in ARMOR_COLUMNS))
+
+
+def _put_blow_constants(table: np.ndarray, rows: np.ndarray, col: np.ndarray) -> None:
+    """What a creature's blows take from it alone, worked out when it is read:
+    - the damage dice (blow.base_damage): an NPC's hand dice when it has no weapon dice
+      or they are better on average, else the weapon's (`use_hand`, `dmg_n/s/b`);
+    - the class base thac0 interpolated by modify level (tohit.class_base, R-HIT-2) and
+      the legacy model's thac0 before hitroll and skill (tohit.roll_legacy, R-HIT-1)."""
+    def get(name: str) -> np.ndarray:
+        return col[COLUMN[name]]
+
+    has_weapon_dice = get("has_dice") != 0
+    hand_x2 = (get("hand_s") + 1) * get("hand_n") + 2 * get("hand_b")
+    weapon_x2 = (get("dice_s") + 1) * get("dice_n") + 2 * get("dice_b")
+    use_hand = ((get("player") == 0) & (get("has_hand") != 0)
+                & (~has_weapon_dice | (hand_x2 > weapon_x2)))
+    table[COLUMN["use_hand"], rows] = use_hand
+    for part in ("n", "s", "b"):
+        table[COLUMN[f"dmg_{part}"], rows] = np.where(use_hand, get(f"hand_{part}"),
+                                                     get(f"dice_{part}"))
+    thac00, thac32 = get("thac00"), get("thac32")
+    interp = thac00 + tdiv_many(get("modify_level") * (thac32 - thac00), 32)
+    table[COLUMN["class_base"], rows] = np.maximum(1, 20 - interp)
+    thac0 = np.where(interp < 0, tdiv_many(interp, 2), interp)
+    table[COLUMN["thac0_legacy"], rows] = np.where(thac0 < -5, -5 + tdiv_many(thac0 + 5, 2),
+                                                   thac0)
 
 
 def _profession_code(name: str) -> int:
@@ -392,12 +419,13 @@ class VolleyCache:
         put("sluggish", [d.get("sluggish", 0) if d else 0 for d in degrees])
         put("weapon_learned", [k.get(name, -1) for k, name in
                                zip(learned_dicts, weapon_skills, strict=True)])
+        put("modify_level", table[COLUMN["level"], rows] + table[COLUMN["remorts"], rows])
         col = table[:, rows]
-        put("modify_level", col[COLUMN["level"]] + col[COLUMN["remorts"]])
         for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
             put(f"armor_{column}", col[COLUMN[f"own_{column}"]] + col[COLUMN[f"gear_{column}"]])
         for mask in ("imm", "res", "vuln"):
             put(mask, col[COLUMN[f"own_{mask}"]] | col[COLUMN[f"gear_{mask}"]])
+        _put_blow_constants(table, rows, col)
         # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
         learned = np.zeros((len(SKILLS), n), dtype=np.int64)
         found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
