@@ -48,7 +48,9 @@ class PulseSystem(System):
 
     def process(self, world: World) -> None:
         world.lag.count_down()
-        tick_statuses(world)  # R-STAT-1..4: ticks and ends due this pulse
+        due = world.status_due
+        if due is not None and due <= world.pulse:
+            tick_statuses(world)  # R-STAT-1..4: ticks and ends due this pulse
         if world.ready:
             dispatch_ready(world)
 
