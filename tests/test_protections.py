@@ -8,6 +8,7 @@ or through `World.damage`, which returns the hit points lost and logs an event.
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import product as itertools_product
 
 import msgspec
 import pytest
@@ -17,6 +18,7 @@ from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.protections import (
     alignment,
     armor_reduction,
+    default_protections,
     flat_trim,
     liturgy,
     protect,
@@ -655,3 +657,47 @@ def test_r_dmg_2_hook_cannot_swallow_death(duel):
     assert world.sheet("v").vitals.hp == 95
     kinds = [event.kind for event in world.events]
     assert kinds == ["damage", "damage", "death"]
+
+
+# ---------------------------------------------------------------------------------------
+# R-PROT-8: the default list's shortcut (protections.default_steps) is the plain loop
+
+VICTIMS = [
+    "",
+    'affects = ["sanctuary", "protection_evil", "protection_heat", "conductor"]',
+    'affects = ["dark_shroud", "clan_guard", "protection_good", "protection_cold"]',
+    'affects = ["resistance", "liturgy"]\nlevel = 37\nremorts = 4',
+    'skills = { liturgy = 1 }\nlevel = 55\nwear = ["plate_armor", "ring_of_warmth"]',
+    'affects = ["stardust"]\nimm = ["fire"]\nres = ["slash", "cold"]\nvuln = ["lightning"]',
+    'affects = ["dark_shroud"]\nres = ["weapon"]\narmor = { bash = -20, exotic = 300 }',
+]
+SOURCES = ["alignment = -1000\nlevel = 30", "alignment = 1000\nhitroll = 40", "alignment = 0"]
+
+
+@pytest.mark.parametrize("victim", VICTIMS)
+def test_r_prot_8_default_steps_match_the_loop_over_the_registry(duel, victim):
+    """R-PROT-8: with the default registry `protect` takes a shortcut that skips the
+    steps that cannot change a hit; over every damage type, melee or not, pierced or not,
+    with and without an armor-use bonus, from good, evil and no attackers and at many
+    amounts, it leaves every hit exactly as running each registered step in turn does."""
+    from affray.systems.rules.hit import Hit
+    from affray.systems.rules.immunity import MAGIC, SPELL, WEAPON
+
+    checked = 0
+    for source_lines in SOURCES:
+        world = duel(source_lines, victim)
+        assert world.rules.protections.items() == default_protections().items()
+        sources = [world.sheet("a"), None]
+        for damage_type in world.content.damage.types:
+            for source, flags, melee, pierce, bonus, dam in itertools_product(
+                    sources, (WEAPON, SPELL | MAGIC), (True, False),
+                    (0, Fraction(1237, 100)), (0, Fraction(15, 2)),
+                    (-3, 0, 1, 7, 10, 11, 37, 250)):
+                hits = [Hit(source, world.sheet("v"), dam, damage_type, flags, melee, "test",
+                            pierce=pierce, armor_bonus=bonus) for _ in range(2)]
+                protect(hits[0], world)  # the default list: the shortcut
+                for step in world.rules.protections:
+                    step(hits[1], world)
+                assert hits[0] == hits[1], (damage_type, source, flags, melee, dam)
+                checked += 1
+    assert checked > 5000

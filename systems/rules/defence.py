@@ -115,19 +115,21 @@ def shield_block(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "shield_block")
     if base is None:
         return False
-    if not defender.creature.player:
+    creature = defender.creature
+    if not creature.player:
         chance = base
     else:
-        chance = tdiv(base, 2) - 10
-        if defender.creature.profession in FIGHTERS:
+        chance = base // 2 - 10  # base > 1: // truncates as tdiv does
+        if creature.profession in FIGHTERS:
             chance += 10
     attacking_with = weapon_class(attacker)
     if attacking_with == "whip":
         return False
-    if attacking_with == "flail" and defender.creature.player:  # an NPC's chance is flat (R-DEF-7)
+    if attacking_with == "flail" and creature.player:  # an NPC's chance is flat (R-DEF-7)
         chance = tdiv(chance, 2)
-    chance = adjust(world, defender, "shield_block", chance)
-    if defender.creature.player and defender.vitals.move <= 0:
+    if defender.affects.levels:
+        chance = adjust(world, defender, "shield_block", chance)
+    if creature.player and defender.vitals.move <= 0:
         return False
     return world.rng.percent() < chance + level_gap(defender, attacker)
 
@@ -143,8 +145,10 @@ def blink(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "blink")
     if base is None:
         return False
-    half = base if not defender.creature.player else tdiv(base, 2)
-    chance = adjust(world, defender, "blink", half) + tdiv(level_gap(defender, hit.source), 2)
+    half = base if not defender.creature.player else base // 2  # base > 1: as tdiv
+    if defender.affects.levels:
+        half = adjust(world, defender, "blink", half)
+    chance = half + tdiv(level_gap(defender, hit.source), 2)
     return world.rng.percent() < chance
 
 
@@ -166,12 +170,13 @@ def cross_block(world: World, hit: Hit) -> bool:
             return False
         chance = base
     else:
-        chance = tdiv(base, 3)
+        chance = base // 3  # base > 1: // truncates as tdiv does
         if defender.creature.profession in FIGHTERS:
-            chance += tdiv(chance, 2)
+            chance += chance // 2
         if defender.vitals.move <= 0:
             return False
-    chance = adjust(world, defender, "cross_block", chance)
+    if defender.affects.levels:
+        chance = adjust(world, defender, "cross_block", chance)
     return world.rng.percent() < chance + level_gap(defender, attacker)
 
 
@@ -180,22 +185,26 @@ def parry(world: World, hit: Hit) -> bool:
     chance = effective/2, + chance/5 for warrior, samurai, paladin. Succeeds on
     number_percent() < chance + level gap."""
     defender, attacker = hit.victim, hit.source
-    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
+    affects = defender.affects.levels
+    if defender.vitals.position not in AWAKE or "stun" in affects:
         return False
-    if defender.creature.player and defender.weapon is None:
+    creature = defender.creature
+    if creature.player and defender.weapon is None:
         return False
-    if weapon_class(attacker) in ("flail", "whip"):
+    weapon = attacker.weapon if attacker is not None else None  # weapon_class(attacker)
+    if weapon is not None and weapon.weapon_class in ("flail", "whip"):
         return False
     base = base_chance(world, defender, "parry")
     if base is None:
         return False
-    if not defender.creature.player:
+    if not creature.player:
         chance = base
     else:
-        chance = tdiv(base, 2)
-        if defender.creature.profession in FIGHTERS:
-            chance += tdiv(chance, 5)
-    chance = adjust(world, defender, "parry", chance)
+        chance = base // 2  # base > 1: // truncates as tdiv does
+        if creature.profession in FIGHTERS:
+            chance += chance // 5
+    if affects:
+        chance = adjust(world, defender, "parry", chance)
     return world.rng.percent() < chance + level_gap(defender, attacker)
 
 
@@ -212,8 +221,10 @@ def hand_block(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "hand_block")
     if base is None:
         return False
-    chance = tdiv(base, 2) if defender.creature.profession == "ninja" else tdiv(base, 3)
-    chance = adjust(world, defender, "hand_block", chance)
+    # base > 1: // truncates as tdiv does
+    chance = base // 2 if defender.creature.profession == "ninja" else base // 3
+    if defender.affects.levels:
+        chance = adjust(world, defender, "hand_block", chance)
     return world.rng.percent() < chance + level_gap(defender, hit.source)
 
 
@@ -223,15 +234,17 @@ def dodge(world: World, hit: Hit) -> bool:
     anti-paladin; an NPC's is a flat 50 (R-DEF-4); x6/5 against a flail or whip.
     Succeeds on number_percent() < chance + (level gap)/2; a player needs movement."""
     defender, attacker = hit.victim, hit.source
-    if defender.vitals.position not in AWAKE or "stun" in defender.affects.levels:
+    affects = defender.affects.levels
+    if defender.vitals.position not in AWAKE or "stun" in affects:
         return False
     base = base_chance(world, defender, "dodge")
     if base is None:
         return False
-    if not defender.creature.player:
+    player = defender.creature.player
+    if not player:
         chance = base
     else:
-        chance = tdiv(base, 2) + 2 * (defender.stats.dexterity - 20)
+        chance = base // 2 + 2 * (defender.stats.dexterity - 20)  # base > 1: // is tdiv
         profession = defender.creature.profession
         if profession in FIGHTERS:
             chance += tdiv(chance, 5)
@@ -241,8 +254,9 @@ def dodge(world: World, hit: Hit) -> bool:
             chance -= tdiv(chance, 10)
         if weapon_class(attacker) in ("flail", "whip"):
             chance = tdiv(chance * 6, 5)
-    chance = adjust(world, defender, "dodge", chance)
-    if defender.creature.player and defender.vitals.move <= 0:
+    if affects:
+        chance = adjust(world, defender, "dodge", chance)
+    if player and defender.vitals.move <= 0:
         return False
     return world.rng.percent() < chance + tdiv(level_gap(defender, attacker), 2)
 
