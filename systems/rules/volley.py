@@ -123,7 +123,12 @@ class Plan:
     """The precomputed blows of the vectorised fighters from one point of the round, and
     the bookkeeping of the walk: which creatures a turn off the vectorised path touched
     (their later blows are walked one turn at a time), and the hit points of the rest.
-    Rows are rows of the plan's `VolleyCache`; turns are indexes into the round."""
+    Rows are rows of the plan's `VolleyCache`; turns are indexes into the round.
+
+    What the bulk turns change (hit points, movement) goes into the columns at once and
+    into the components by `flush`, which the round calls before any code that reads the
+    components (a scalar or singly walked turn) and at its end: each changed creature is
+    written once per stretch of bulk turns, not once per change."""
 
     def __init__(self, world: World, cache: VolleyCache, order: np.ndarray, first: int,
                  hooky: bool) -> None:
@@ -132,13 +137,16 @@ class Plan:
         self.turn_at = np.full(first + len(order), -1, dtype=np.int64)
         self.chosen = np.zeros(0, dtype=np.int64)
         self.touched = np.zeros(cache.count, dtype=bool)
+        self.any_touched = False
+        self.moved = np.zeros(cache.count, dtype=bool)   # to flush: move, move_pulse
+        self.hurt = np.zeros(cache.count, dtype=bool)    # to flush: hp
         self.events: list = []
         if not len(order):
             return
         cols = cache.columns(world)
         target = cols.target[order]
         has_victim = target >= 0
-        refresh_moves(world, cache, order, target[has_victim])
+        refresh_moves(world, self, order, target[has_victim])
         ok = plain_many(cols)
         if hooky:
             sheets = cache.sheets
@@ -153,7 +161,7 @@ class Plan:
         self.turn_at[self.chosen] = np.arange(len(chosen))
         self.attacker = order[chosen]
         self.victim = target[chosen]
-        self.hp = cols.hp.copy()
+        self.hp = cache.table[HP, :cache.count]  # a view: the columns are written through
         self.no_foe = cols.target < 0
         if not len(chosen):
             return
@@ -171,7 +179,38 @@ class Plan:
         self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
         self.player_cost = np.where(cols.player != 0, np.maximum(cols.level // 20, 1), 0)
         self.positions = cols.positions
+        self._breaks()
         self.events = blow_events(world, cols, blows)
+
+    def _breaks(self) -> None:
+        """Where a bulk run must stop, whatever is touched: `next_stop[t]`, the first turn
+        from t on that may kill or knock down (its blows, after every earlier blow of the
+        round on its target, may bring the target to 0 hit points or below: walked on its
+        own), or that does not follow the turn before it in the round.
+
+        The damage of every earlier turn counts, applied or not: a turn skipped (its
+        fighter died) only leaves its target healthier than assumed, and a target changed
+        off the vectorised path is touched, so the stop is never late."""
+        victim, dam = self.victim, self.turn_dam
+        count = len(victim)
+        if np.bincount(victim).max(initial=0) <= 1:  # each target in one turn
+            cumulative = dam
+        else:
+            order = np.argsort(victim, kind="stable")
+            ordered_v, ordered_dam = victim[order], dam[order]
+            total = np.cumsum(ordered_dam)
+            group = np.flatnonzero(np.r_[True, ordered_v[1:] != ordered_v[:-1]])
+            before = np.repeat(total[group] - ordered_dam[group],
+                               np.diff(np.r_[group, count]))
+            cumulative = np.empty_like(total)
+            cumulative[order] = total - before
+        lethal = (dam > 0) & (self.hp[victim] - cumulative <= 0)
+        gap = np.r_[False, self.chosen[1:] != self.chosen[:-1] + 1]
+        index = np.arange(count)
+        next_lethal = np.minimum.accumulate(np.where(lethal, index, count)[::-1])[::-1]
+        next_gap = np.minimum.accumulate(np.where(gap, index, count)[::-1])[::-1]
+        # a gap at t stops a run started before t, not one started at t
+        self.next_stop = np.minimum(next_lethal, np.r_[next_gap[1:], count])
 
     def touch(self, *sheets: Sheet | None) -> None:
         """These creatures changed off the vectorised path: walk their turns singly."""
@@ -180,61 +219,44 @@ class Plan:
                 row = self.cache.row_of.get(sheet.entity)
                 if row is not None and row < len(self.touched):
                     self.touched[row] = True
+                    self.any_touched = True
 
     def run_length(self, turn: int) -> int:
         """How many turns from `turn` on can be applied in bulk: consecutive in the round,
         fighter and target untouched, and no blow among them bringing a target to 0 hit
         points or below (a death or a ladder fall is walked on its own)."""
-        end = min(len(self.chosen), turn + WINDOW)
-        chosen = self.chosen[turn:end]
-        consecutive = chosen - chosen[0] == np.arange(len(chosen))
-        limit = len(chosen) if consecutive.all() else int(np.argmin(consecutive))
-        a, v = self.attacker[turn:end], self.victim[turn:end]
-        clean = ~self.touched[a] & ~self.touched[v]
-        if not clean.all():
-            limit = min(limit, int(np.argmin(clean)))
-        dam = self.turn_dam[turn:end]
-        order = np.argsort(v, kind="stable")
-        ordered_v, ordered_dam = v[order], dam[order]
-        total = np.cumsum(ordered_dam)
-        group = np.flatnonzero(np.r_[True, ordered_v[1:] != ordered_v[:-1]])
-        before = np.repeat(total[group] - ordered_dam[group], np.diff(np.r_[group, len(v)]))
-        cumulative = np.empty_like(total)
-        cumulative[order] = total - before
-        lethal = (dam > 0) & (self.hp[v] - cumulative <= 0)
-        if lethal.any():
-            limit = min(limit, int(np.argmax(lethal)))
+        limit = min(int(self.next_stop[turn]) - turn, WINDOW)
+        if limit and self.any_touched:
+            end = turn + limit
+            touched = self.touched[self.attacker[turn:end]] | self.touched[self.victim[turn:end]]
+            if touched.any():
+                limit = int(np.argmax(touched))
         return limit
 
     def apply(self, world: World, turn: int, count: int) -> None:
         """Apply `count` turns from `turn` in bulk: their events in order, hit points,
-        movement, and a target that fought no one starts fighting its first hurter; the
-        columns are written as the components are."""
+        movement (in the columns; `flush` writes the components), and a target that
+        fought no one starts fighting its first hurter."""
         b0, b1 = int(self.start[turn]), int(self.stop[turn + count - 1])
         world.events.extend(self.events[b0:b1])
         if b1 <= b0:
             return
         cache = self.cache
-        sheets = self.sheets
         table = cache.table
+        size = cache.count
         victims, dam = self.blow_victim[b0:b1], self.dam[b0:b1]
-        hurt = np.bincount(victims, weights=dam, minlength=cache.count).astype(np.int64)
+        hurt = np.bincount(victims, weights=dam, minlength=size).astype(np.int64)
         rows = np.flatnonzero(hurt)
-        hp = self.hp[rows] - hurt[rows]
-        self.hp[rows] = hp
-        table[HP, rows] = hp
-        vitals = cache.vitals
-        for row, value in zip(rows.tolist(), hp.tolist(), strict=True):
-            vitals[row].hp = value
+        table[HP, rows] -= hurt[rows]
+        self.hurt[rows] = True
         attackers = self.blow_attacker[b0:b1]
-        paid = np.bincount(attackers, minlength=cache.count) * self.player_cost
+        paid = np.bincount(attackers, minlength=size) * self.player_cost[:size]
         payers = np.flatnonzero(paid)
         if len(payers):  # plain players never run out mid-round
-            moves = table[MOVE, payers] - paid[payers]
-            table[MOVE, payers] = moves
-            for row, value in zip(payers.tolist(), moves.tolist(), strict=True):
-                vitals[row].move = value
+            table[MOVE, payers] -= paid[payers]
+            self.moved[payers] = True
         roused = rows[self.no_foe[rows]]
+        sheets = self.sheets
         for row in roused.tolist():
             sheet = sheets[row]
             if sheet.combat.fighting is None:  # damage.rouse: it fights its first hurter
@@ -246,15 +268,35 @@ class Plan:
                 table[COLUMN["target"], row] = int(attackers[first])
                 self.no_foe[row] = False
 
+    def flush(self) -> None:
+        """Write what the bulk turns changed into the components (class docstring)."""
+        table, vitals = self.cache.table, self.cache.vitals
+        if self.moved.any():
+            rows = np.flatnonzero(self.moved)
+            self.moved[rows] = False
+            pulses = table[MOVE_PULSE, rows].tolist()
+            for row, move, pulse in zip(rows.tolist(), table[MOVE, rows].tolist(), pulses,
+                                        strict=True):
+                record = vitals[row]
+                record.move = move
+                record.move_pulse = pulse
+        if self.hurt.any():
+            rows = np.flatnonzero(self.hurt)
+            self.hurt[rows] = False
+            for row, hp in zip(rows.tolist(), table[HP, rows].tolist(), strict=True):
+                vitals[row].hp = hp
 
-WINDOW = 4096  # turns looked ahead for a bulk run
+
+WINDOW = 4096  # the most turns applied in one bulk run
 HP, MOVE, MOVE_PULSE = COLUMN["hp"], COLUMN["move"], COLUMN["move_pulse"]
 
 
-def refresh_moves(world: World, cache: VolleyCache, fighters: np.ndarray,
-                  victims: np.ndarray) -> None:
+def refresh_moves(world: World, plan: Plan, fighters: np.ndarray, victims: np.ndarray
+                  ) -> None:
     """blow.refresh_move for every fighter and target at once: the movement of every tick
-    since each one's `move_pulse`, capped, written to the components and the columns."""
+    since each one's `move_pulse`, capped, in the columns (the plan flushes it to the
+    components before any code reads them)."""
+    cache = plan.cache
     table = cache.table
     pulse = world.pulse
     wanted = np.zeros(cache.count, dtype=bool)
@@ -270,14 +312,9 @@ def refresh_moves(world: World, cache: VolleyCache, fighters: np.ndarray,
                     np.maximum(config.player_min, level), level)
     move = table[MOVE, rows]
     grows = (ticks > 0) & (move < config.max_move)
-    move = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
-    table[MOVE, rows] = move
+    table[MOVE, rows] = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
     table[MOVE_PULSE, rows] = pulse
-    vitals = cache.vitals
-    for row, value in zip(rows.tolist(), move.tolist(), strict=True):
-        record = vitals[row]
-        record.move = value
-        record.move_pulse = pulse
+    plan.moved[rows] = True
 
 
 def _hooked(world: World, sheet: Sheet) -> bool:
@@ -372,6 +409,7 @@ def volley_round(world: World) -> None:
                 index += count
                 continue
             victim = plan.sheets[int(plan.victim[turn])]
+            plan.flush()
             start = len(events)
             if not _vector_turn(world, plan, turn, fighter):
                 fighter_turn(world, fighter)
@@ -381,6 +419,7 @@ def volley_round(world: World) -> None:
             continue
         target = fighter.combat.fighting
         victim = world.sheets.get(world.by_id[target]) if target in world.by_id else None
+        plan.flush()
         start = len(events)
         fighter_turn(world, fighter)
         cache.note_events(world, start)
@@ -393,6 +432,7 @@ def volley_round(world: World) -> None:
             if replans > MOST_REPLANS:
                 plan.turn_at[:] = -1
         index += 1
+    plan.flush()
     _fighting_after(world, cache, plan, fresh)
 
 

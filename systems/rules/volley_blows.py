@@ -84,20 +84,6 @@ def stat_table(table: tuple[int, ...], values: np.ndarray) -> np.ndarray:
     return np.asarray(table, dtype=np.int64)[np.clip(values, 0, 28)]
 
 
-class Draws:
-    """The uniforms of a round's `n` blows when only the blows `keep` are computed: every
-    array is drawn whole, so the generator's stream does not depend on which blows hit."""
-
-    __slots__ = ("gen", "keep", "n")
-
-    def __init__(self, gen: np.random.Generator, n: int, keep: np.ndarray) -> None:
-        self.gen, self.n, self.keep = gen, n, keep
-
-    def random(self, width: int | None = None) -> np.ndarray:
-        """n uniforms (or n x width), those of the kept blows."""
-        return self.gen.random(self.n if width is None else (self.n, width))[self.keep]
-
-
 def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.random.Generator
                ) -> np.ndarray:
     """Which of each fighter's six blow steps happen (melee.fight_round): the first;
@@ -116,14 +102,14 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     halved = world.content.fight.stun.weak_stun_halves
     weak = (affects & AFFECT_BITS["weak_stun"]) != 0
     any_weak, any_slow = weak.any(), slow.any()
-    rolls = percent(gen.random((n, 4)))
     for j, (name, player_divisor) in enumerate(PLAYER_EXTRA):
         npc_entry = NPC_EXTRA[j] if j < len(NPC_EXTRA) else (name, 1)
         assert npc_entry[0] == name  # the two tables list the skills in the same order
         effective = cols.learned[SKILL[name]][attackers]
         learned = effective > 0
-        if not learned.any():  # nobody has it: no blow (its rolls go unused)
+        if not learned.any():  # nobody has it: no blow, nothing rolled
             continue
+        rolls = percent(gen.random(n))
         divisor = np.where(player, player_divisor, npc_entry[1])
         in_table = player | (j < len(NPC_EXTRA))
         chance = effective // divisor  # effective is 0..100
@@ -132,7 +118,7 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
         if any_slow:
             chance = np.where(slow, tdiv_many(chance * 3, 4), chance)
         # a skill never learned has effective 0: no blow (and its roll is not used)
-        steps[:, 2 + j] = in_table & learned & (rolls[:, j] < chance)
+        steps[:, 2 + j] = in_table & learned & (rolls < chance)
     return steps
 
 
@@ -154,14 +140,12 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     knobs = content.fight.armor
     n = len(a)
     armor_use = cols.learned[SKILL["armor_use"]][v]
-    use_roll = gen.random(n)
     uses = armor_use > 1
-    use_ok = (uses & (percent(use_roll) < armor_use)) if uses.any() else uses
+    use_ok = (uses & (percent(gen.random(n)) < armor_use)) if uses.any() else uses
     blind = (cols.affects[a] & AFFECT_BITS["blind"]) != 0
-    blind_roll = gen.random(n)
     if blind.any():
         blind_fighting = cols.learned[SKILL["blind_fighting"]][a]
-        blind_failed = blind & ~(percent(blind_roll) < blind_fighting)
+        blind_failed = blind & ~(percent(gen.random(n)) < blind_fighting)
     else:
         blind_failed = blind
     hitroll = (cols.hitroll[a] * skill
@@ -248,26 +232,27 @@ def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
 
 
 def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
-                skill: np.ndarray, draws: Draws, width: int) -> np.ndarray:
+                skill: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """R-MELEE-3's damBase (blow.base_damage): an NPC's better hand dice unscaled; weapon
     dice x skill/100; bare-handed number_range(1 + 4 skill/100, (2L/3) skill/100);
-    x21/20 with a weapon and no shield; sharp and holy weapons. `width`: the most dice
-    any blow of the round rolls (the columns of the dice draw)."""
+    x21/20 with a weapon and no shield; sharp and holy weapons."""
+    n = len(a)
     use_hand = cols.use_hand[a] != 0
     count, size = cols.dmg_n[a], cols.dmg_s[a]
+    width = int(count.max(initial=0))
     if width > 0:
-        rolled = roll_dice(count, size, draws.random(width)) + cols.dmg_b[a]
+        rolled = roll_dice(count, size, gen.random((n, width))) + cols.dmg_b[a]
     else:
         rolled = cols.dmg_b[a]
     has_weapon_dice = cols.has_dice[a] != 0
-    bare_roll = draws.random()
     dam = np.where(has_weapon_dice, tdiv_many(rolled * skill, 100), 0)
     bare_hands = ~use_hand & ~has_weapon_dice
     if bare_hands.any():
         level = cols.level[a]
         low = 1 + tdiv_many(4 * skill, 100)
         high = tdiv_many(tdiv_many(2 * level, 3) * skill, 100)
-        bare = np.where(low >= high, low, low + (bare_roll * (high - low + 1)).astype(np.int64))
+        bare = np.where(low >= high, low,
+                        low + (gen.random(n) * (high - low + 1)).astype(np.int64))
         dam = np.where(bare_hands, bare, dam)
     if use_hand.any():
         dam = np.where(use_hand, rolled, dam)
@@ -275,16 +260,15 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     unshielded = armed & (cols.shield[a] == 0)
     if unshielded.any():
         dam = np.where(unshielded, tdiv_many(dam * 21, 20), dam)
-    p = percent(draws.random())
     sharp = armed & (cols.sharp[a] != 0)
     if sharp.any():
+        p = percent(gen.random(n))
         sharp &= p <= tdiv_many(skill, 8)
         dam = np.where(sharp, 2 * dam + tdiv_many(dam * 2 * p, 100), dam)
-    holy_roll = draws.random()
     holy = armed & (cols.holy[a] != 0)
     if holy.any():
         holy &= ((cols.alignment[a] > GOOD) & (cols.alignment[v] < EVIL)
-                 & (percent(holy_roll) < 30))
+                 & (percent(gen.random(n)) < 30))
         dam = np.where(holy, dam + tdiv_many(dam * 120, 100), dam)
     return dam
 
@@ -307,8 +291,8 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     """Every blow of these fighters (rows of `cols`) against their victims, as if all
     lived (blow.one_hit for each), in order: fighter by fighter, step by step.
 
-    Past the to-hit roll only the blows that hit are computed (a miss ends a blow); the
-    random arrays are still drawn for every blow (`Draws`)."""
+    Past the to-hit roll only the blows that hit are computed (a miss ends a blow), and
+    a roll is drawn only for the blows that may use it (docs/decisions.md)."""
     content = world.content
     gen = world.rng.numpy()
     steps = blow_steps(world, cols, attackers, gen)
@@ -330,16 +314,14 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         pierce = np.zeros(n, dtype=np.int64)
         use_ok = np.zeros(n, dtype=bool)
     keep = np.flatnonzero(hit)
-    draws = Draws(gen, n, keep)
-    width = int(cols.dmg_n[a].max(initial=0))
     a, v, skill = a[keep], v[keep], skill[keep]
     per_type = type_table(content, type_names)[codes[keep]]
     column, imm_bits = per_type[:, 0], per_type[:, 1]
     # R-MELEE-3: damage calculation.
-    dam = base_damage(content, cols, a, v, skill, draws, width)
+    dam = base_damage(content, cols, a, v, skill, gen)
     divisor = cols.divisor[a]
-    class_roll = percent(draws.random())
     if (divisor > 0).any():
+        class_roll = percent(gen.random(len(a)))
         dam = np.where(divisor > 0,
                        dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
     dam = dam + tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100)
@@ -381,7 +363,7 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     unknown = set(names) - DEFENCES
     if unknown:
         raise ValueError(f"the vectorised round has no defence {sorted(unknown)[0]!r}")
-    defended, which = defence_chain(world, cols, a, v, dam > 0, draws, names)
+    defended, which = defence_chain(world, cols, a, v, dam > 0, gen, names)
     kept_kind = np.where(defended, DEFENDED, np.where(immune, IMMUNE, DAMAGE))
     kind = np.full(n, MISS, dtype=np.int64)
     kind[keep] = kept_kind
@@ -401,10 +383,11 @@ def np_resolve(mask: np.ndarray, imm: np.ndarray, res: np.ndarray, vuln: np.ndar
 
 
 def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
-                  reaches: np.ndarray, draws: Draws, names: list[str]
+                  reaches: np.ndarray, gen: np.random.Generator, names: list[str]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """R-DEF-1..8 (defence.py): the chain in the registry's order; the first defence that
-    succeeds ends the blow. Returns (defended, index of the defence)."""
+    succeeds ends the blow. Returns (defended, index of the defence). A defence's roll
+    is drawn only for the blows still undefended that it may stop."""
     n = len(a)
     config = world.content.fight.defence
     player = cols.player[v] != 0
@@ -440,26 +423,31 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     def adjust(name: str, chance: np.ndarray) -> np.ndarray:
         if name in WEAK_STUN_HALVES and any_weak:  # R-DEF-5
             chance = np.where(weak, tdiv_many(chance, 2), chance)
-        seen_roll = draws.random()
         if not any_blind:
             return chance
-        seen = (blind_fighting > 1) & (percent(seen_roll) < blind_fighting)  # R-DEF-8
+        seen = (blind_fighting > 1) & (percent(gen.random(n)) < blind_fighting)  # R-DEF-8
         adjusted = np.where(seen, np.trunc(chance / 1.5).astype(np.int64),
                             tdiv_many(chance, 4))
         return np.where(blind, adjusted, chance)
 
+    def rolled(candidates: np.ndarray) -> np.ndarray:
+        """number_percent() for the candidate blows (the others' entries are unused)."""
+        roll = np.zeros(n, dtype=np.int64)
+        where = np.flatnonzero(candidates)
+        roll[where] = percent(gen.random(len(where)))
+        return roll
+
     for index, name in enumerate(names):
-        roll = percent(draws.random())
-        if not remaining.any():  # every blow settled: the rest only draw their rolls
-            if name != "bat_swarm":
-                draws.random()
-            continue
+        if not remaining.any():  # every blow settled: nothing more is rolled
+            break
         if name == "bat_swarm":  # R-DEF-2
-            success = ((affects & AFFECT_BITS["bat_swarm"]) != 0) & (roll <= 50 + gap)
+            candidates = remaining & ((affects & AFFECT_BITS["bat_swarm"]) != 0)
+            if not candidates.any():
+                continue
+            success = candidates & (rolled(candidates) <= 50 + gap)
         elif name == "shield_block":
-            possible = (cols.shield[v] != 0) & awake & (attacking != WEAPON_WHIP)
+            possible = (cols.shield[v] != 0) & awake & (attacking != WEAPON_WHIP) & remaining
             if not possible.any():
-                draws.random()
                 continue
             ok, chance = base(name)
             chance = np.where(npc, chance, tdiv_many(chance, 2) - 10 + np.where(fighter, 10, 0))
@@ -467,49 +455,53 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             if flail.any():
                 chance = np.where(flail, tdiv_many(chance, 2), chance)
             chance = adjust(name, chance)
-            possible &= ok & (npc | moves)
-            success = possible & (roll < chance + gap)
+            candidates = possible & ok & (npc | moves)
+            success = candidates & (rolled(candidates) < chance + gap)
         elif name == "blink":  # R-DEF-6
             ok, chance = base(name)
-            if not (ok & awake).any():
-                draws.random()
+            candidates = awake & ok & remaining
+            if not candidates.any():
                 continue
             half = np.where(npc, chance, tdiv_many(chance, 2))
             chance = adjust(name, half) + half_gap
-            success = awake & ok & (roll < chance)
+            success = candidates & (rolled(candidates) < chance)
         elif name == "cross_block":
-            possible = (cols.wield[v] != 0) & (cols.second[v] != 0) & awake & moves
+            possible = ((cols.wield[v] != 0) & (cols.second[v] != 0) & awake & moves
+                        & remaining)
             if not possible.any():
-                draws.random()
                 continue
             ok, chance = base(name)
             third = tdiv_many(chance, 3)
             chance = np.where(npc, chance, np.where(fighter, third + tdiv_many(third, 2), third))
             chance = adjust(name, chance)
-            success = possible & ok & (roll < chance + gap)
+            candidates = possible & ok
+            success = candidates & (rolled(candidates) < chance + gap)
         elif name == "parry":
             ok, chance = base(name)
-            possible = awake & ok & ~(player & (cols.wclass[v] == WEAPON_NONE))
-            possible &= (attacking != WEAPON_FLAIL) & (attacking != WEAPON_WHIP)
-            if not possible.any():
-                draws.random()
+            candidates = awake & ok & ~(player & (cols.wclass[v] == WEAPON_NONE)) & remaining
+            candidates &= (attacking != WEAPON_FLAIL) & (attacking != WEAPON_WHIP)
+            if not candidates.any():
                 continue
             half = tdiv_many(chance, 2)
             chance = np.where(npc, chance, np.where(fighter, half + tdiv_many(half, 5), half))
             chance = adjust(name, chance)
-            success = possible & (roll < chance + gap)
+            success = candidates & (rolled(candidates) < chance + gap)
         elif name == "hand_block":
-            possible = player & (cols.wclass[v] == WEAPON_NONE) & (cols.second[v] == 0) & awake
+            possible = (player & (cols.wclass[v] == WEAPON_NONE) & (cols.second[v] == 0)
+                        & awake & remaining)
             if not possible.any():
-                draws.random()
                 continue
             ok, chance = base(name)
             chance = np.where(profession == PROF_NINJA, tdiv_many(chance, 2),
                               tdiv_many(chance, 3))
             chance = adjust(name, chance)
-            success = possible & ok & (roll < chance + gap)
+            candidates = possible & ok
+            success = candidates & (rolled(candidates) < chance + gap)
         elif name == "dodge":
             ok, chance = base(name)
+            candidates = awake & ok & (npc | moves) & remaining
+            if not candidates.any():
+                continue
             own = tdiv_many(chance, 2) + 2 * (cols.dexterity[v] - 20)
             own = np.where(fighter, own + tdiv_many(own, 5),
                            np.where((profession == PROF_THIEF) | (profession == PROF_NINJA),
@@ -520,11 +512,9 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             if flail.any():
                 own = np.where(flail, tdiv_many(own * 6, 5), own)
             chance = adjust(name, np.where(npc, chance, own) if any_npc else own)
-            possible = awake & ok & (npc | moves)
-            success = possible & (roll < chance + half_gap)
+            success = candidates & (rolled(candidates) < chance + half_gap)
         else:
             raise ValueError(f"the vectorised round has no defence {name!r}")
-        success &= remaining
         defended |= success
         which[success] = index
         remaining &= ~success
