@@ -44,8 +44,8 @@ def duels(content: Content, plan: object) -> list[Result]:
     from .suite import QUICK
 
     sizes = QUICK_DUELS if plan is QUICK else FULL_DUELS
-    return [*duel_rate(sizes), *pool_speedup(sizes), *idle_pulse_cost(sizes),
-            *scenario_loading(sizes)]
+    return [*duel_rate(sizes), *duel_parts(sizes), *pool_speedup(sizes),
+            *idle_pulse_cost(sizes), *scenario_loading(sizes)]
 
 
 def duel_rate(sizes: DuelPlan) -> list[Result]:
@@ -67,6 +67,38 @@ def duel_rate(sizes: DuelPlan) -> list[Result]:
                 f"{count / sorted(times)[len(times) // 2]:,.0f} median, "
                 f"{count * sizes.repeats / cpu:,.0f} per CPU second")
     return [row]
+
+
+def duel_parts(sizes: DuelPlan) -> list[Result]:
+    """A duel's two big parts apart: building its World from the prepared job
+    (`BatchJob.build`, the blueprint's copies) and running it (`run(until="settled")`,
+    then `run()` to the cap). CPU time of this process, summed over the duels of a
+    block; median of the blocks."""
+    job = prepare(builtin_scenario("duel"))
+    run_one(job, 0, 0)  # warm-up
+    count = sizes.duels
+    builds: list[float] = []
+    runs: list[float] = []
+    for _ in range(sizes.repeats):
+        built = ran = 0.0
+        for seed in range(count):
+            start = time.process_time()
+            world = job.build(seed)
+            middle = time.process_time()
+            world.run(until="settled")
+            world.run()
+            ran += time.process_time() - middle
+            built += middle - start
+            world.close()
+        builds.append(built)
+        runs.append(ran)
+    build_row = result_from("duel: build the World (prepared job)", "duel.toml", "duel",
+                            count, builds)
+    build_row.note = f"{build_row.per_unit_us:.0f} us a build (CPU), median of blocks"
+    run_row = result_from("duel: run it (settle, then to the cap)", "duel.toml", "duel",
+                          count, runs)
+    run_row.note = f"{run_row.per_unit_us:.0f} us a run (CPU), blows included"
+    return [build_row, run_row]
 
 
 def pool_speedup(sizes: DuelPlan) -> list[Result]:
