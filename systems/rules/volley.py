@@ -172,8 +172,7 @@ class Plan:
         self.blow_victim = blows.victim
         self.blow_attacker = blows.attacker
         self.dam = blows.dam
-        self.dam_list = blows.dam.tolist()
-        self.steps = blows.step.tolist()
+        self.blow_step = blows.step
         self.turn_dam = np.add.reduceat(blows.dam, self.start) if len(blows.dam) else \
             np.zeros(len(chosen), dtype=np.int64)
         self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
@@ -271,20 +270,21 @@ class Plan:
     def flush(self) -> None:
         """Write what the bulk turns changed into the components (class docstring)."""
         table, vitals = self.cache.table, self.cache.vitals
-        if self.moved.any():
-            rows = np.flatnonzero(self.moved)
-            self.moved[rows] = False
-            pulses = table[MOVE_PULSE, rows].tolist()
-            for row, move, pulse in zip(rows.tolist(), table[MOVE, rows].tolist(), pulses,
-                                        strict=True):
-                record = vitals[row]
-                record.move = move
-                record.move_pulse = pulse
-        if self.hurt.any():
-            rows = np.flatnonzero(self.hurt)
-            self.hurt[rows] = False
-            for row, hp in zip(rows.tolist(), table[HP, rows].tolist(), strict=True):
-                vitals[row].hp = hp
+        changed = self.moved | self.hurt
+        if not changed.any():
+            return
+        rows = np.flatnonzero(changed)
+        self.moved[rows] = False
+        self.hurt[rows] = False
+        # One pass writes all three (the hit points of a creature only moved are those it
+        # has: nothing but bulk turns, which mark it, changes it between two flushes).
+        for row, hp, move, pulse in zip(rows.tolist(), table[HP, rows].tolist(),
+                                        table[MOVE, rows].tolist(),
+                                        table[MOVE_PULSE, rows].tolist(), strict=True):
+            record = vitals[row]
+            record.hp = hp
+            record.move = move
+            record.move_pulse = pulse
 
 
 WINDOW = 4096  # the most turns applied in one bulk run
@@ -479,12 +479,14 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
     pay = fighter.creature.player
     cost = max(tdiv(fighter.level.level, 20), 1)
     vitals = victim.vitals
-    dams, blow_events_ = plan.dam_list, plan.events
+    blow_events_ = plan.events
+    dams = plan.dam[int(plan.start[turn]):int(plan.stop[turn])].tolist()
+    first = int(plan.start[turn])
     for b in range(int(plan.start[turn]), int(plan.stop[turn])):
         if pay:  # blow.pay_movement; plain players have enough for a whole round
             fighter.vitals.move -= min(cost, fighter.vitals.move)
         events.append(blow_events_[b])
-        dam = dams[b]
+        dam = dams[b - first]
         if dam <= 0:
             continue
         if vitals.hp - dam > 0:
@@ -498,7 +500,7 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
         except VictimDeath:
             return True  # R-DMG-2: the kill ends the turn
         # A player fell down the ladder, alive: the rest of the turn sees it down.
-        _finish_scalar(world, fighter, victim, plan.steps[b] + 1)
+        _finish_scalar(world, fighter, victim, int(plan.blow_step[b]) + 1)
         return True
     return True
 

@@ -149,7 +149,7 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     else:
         blind_failed = blind
     hitroll = (cols.hitroll[a] * skill
-               * (100 + stat_table(content.stats.str_.hit, cols.strength[a])))
+               * (100 + cols.str_hit[a]))
     acc = knobs.base_w * cols.class_base[a] + hitroll / 10000
     ev = evasion_many(content, cols, v, blind_failed)
     chance = hit_chance_many(content, acc, ev)
@@ -173,7 +173,7 @@ def evasion_many(content: Content, cols: Columns, v: np.ndarray,
     """R-HIT-3 (tohit.evasion) in float64, the same operations in the same order."""
     knobs = content.fight.armor
     level = cols.modify_level[v].astype(np.float64)
-    defensive = stat_table(content.stats.dex.defensive, cols.dexterity[v])
+    defensive = cols.dex_def[v]
     value = (knobs.ev_level * level
              + knobs.ev_dex * (-defensive) * np.minimum(1.0, level / 100.0))
     halve = (cols.rank[v] < FIGHTING) | (cols.move[v] <= 0)
@@ -209,13 +209,13 @@ def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     n = len(a)
     thac0 = cols.thac0_legacy[a]
     hr = cols.hitroll[a] - tdiv_many(cols.level[a], 2)
-    hr = hr + tdiv_many(hr * stat_table(content.stats.str_.hit, cols.strength[a]), 100)
+    hr = hr + tdiv_many(hr * cols.str_hit[a], 100)
     thac0 = thac0 - tdiv_many(hr * skill, 100) + tdiv_many(5 * (100 - skill), 100)
     armor = np.stack([cols.armor_bash, cols.armor_pierce, cols.armor_slash,
                       cols.armor_exotic])[column, v]
     rank = cols.rank[v]
     ac = -armor + np.where(rank > SLEEPING,
-                           stat_table(content.stats.dex.defensive, cols.dexterity[v]), 0)
+                           cols.dex_def[v], 0)
     ac = tdiv_many(ac, 10)
     ac = np.where(ac < -20, tdiv_many((ac + 20) * 2, 3) - 20, ac)
     armor_use = cols.learned[SKILL["armor_use"]][v]
@@ -325,7 +325,7 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         dam = np.where(divisor > 0,
                        dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
     dam = dam + tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100)
-    dam = dam + tdiv_many(dam * stat_table(content.stats.str_.damage, cols.strength[a]), 100)
+    dam = dam + tdiv_many(dam * cols.str_dam[a], 100)
     numerator, denominator = content.fight.critical_multiplier
     kept_critical = critical[keep]
     if kept_critical.any():

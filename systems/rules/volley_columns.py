@@ -86,7 +86,7 @@ _STATIC_FIELDS = ("thac00", "thac32", "divisor", "profession", "hobbit", "wield"
 _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_code",
             "target", "modify_level", "armor_bash", "armor_pierce", "armor_slash",
             "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill", "use_hand", "dmg_n",
-            "dmg_s", "dmg_b", "class_base", "thac0_legacy")
+            "dmg_s", "dmg_b", "class_base", "thac0_legacy", "str_hit", "str_dam", "dex_def")
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
 # The event fields that name a creature (events.py): a creature an event names may have
@@ -426,6 +426,12 @@ class VolleyCache:
         for mask in ("imm", "res", "vuln"):
             put(mask, col[COLUMN[f"own_{mask}"]] | col[COLUMN[f"gear_{mask}"]])
         _put_blow_constants(table, rows, col)
+        stats = world.content.stats  # the stat tables, indexed by the stat clamped 0..28
+        strength = np.clip(col[COLUMN["strength"]], 0, 28)
+        put("str_hit", np.asarray(stats.str_.hit, dtype=np.int64)[strength])
+        put("str_dam", np.asarray(stats.str_.damage, dtype=np.int64)[strength])
+        put("dex_def", np.asarray(stats.dex.defensive, dtype=np.int64)[
+            np.clip(col[COLUMN["dexterity"]], 0, 28)])
         # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
         learned = np.zeros((len(SKILLS), n), dtype=np.int64)
         found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known

@@ -132,37 +132,50 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays
     immunity step's flag: it took a positive hit to 0."""
     dam = hits.dam.astype(np.int64, copy=True)
     aff = victims.affects
+    present = int(np.bitwise_or.reduce(aff)) if len(aff) else 0  # skip steps nobody has
     has = lambda name: (aff & AFFECT_BITS[name]) != 0  # noqa: E731
     # R-PROT-1: sanctuary/stardust /2; else dark shroud *6/10 (/2 clan guard); else
     # resistance - dam*2/5.
-    sanct = has("sanctuary") | has("stardust")
-    shroud = ~sanct & has("dark_shroud")
-    resist = ~sanct & ~shroud & has("resistance")
-    dam = np.where(sanct, tdiv_many(dam, 2), dam)
-    dam = np.where(shroud, np.where(has("clan_guard"), tdiv_many(dam, 2),
-                                    tdiv_many(dam * 6, 10)), dam)
-    dam = np.where(resist, dam - tdiv_many(dam * 2, 5), dam)
+    if present & (bit("sanctuary") | bit("stardust") | bit("dark_shroud") | bit("resistance")):
+        sanct = has("sanctuary") | has("stardust")
+        shroud = ~sanct & has("dark_shroud")
+        resist = ~sanct & ~shroud & has("resistance")
+        dam = np.where(sanct, tdiv_many(dam, 2), dam)
+        if shroud.any():
+            dam = np.where(shroud, np.where(has("clan_guard"), tdiv_many(dam, 2),
+                                            tdiv_many(dam * 6, 10)), dam)
+        if resist.any():
+            dam = np.where(resist, dam - tdiv_many(dam * 2, 5), dam)
     # R-PROT-2: protection from evil / good against an evil / good attacker: - dam/4.
-    align = hits.source_alignment
-    cut = hits.has_source & (((align < EVIL) & has("protection_evil"))
-                             | ((align > GOOD) & has("protection_good")))
-    dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
+    if present & (bit("protection_evil") | bit("protection_good")):
+        align = hits.source_alignment
+        cut = hits.has_source & (((align < EVIL) & has("protection_evil"))
+                                 | ((align > GOOD) & has("protection_good")))
+        dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
     # R-PROT-3: protection from heat / cold: - dam/4.
-    cut = (hits.fire & has("protection_heat")) | (hits.cold & has("protection_cold"))
-    dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
+    if present & (bit("protection_heat") | bit("protection_cold")):
+        cut = (hits.fire & has("protection_heat")) | (hits.cold & has("protection_cold"))
+        dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
     # R-PROT-4: liturgy: melee - dam*(3 + Lv/10)/100, else - dam*Lv/1200.
-    level = victims.modify_level
     liturgy = has("liturgy") | victims.liturgy_skill
-    melee_cut = tdiv_many(dam * (3 + tdiv_many(level, 10)), 100)
-    other_cut = tdiv_many(dam * level, 1200)
-    dam = np.where(liturgy, dam - np.where(hits.melee, melee_cut, other_cut), dam)
-    # R-PROT-5: the immunity table (R-IMM-3), then conductor - dam/4 (R-IMM-8).
+    if liturgy.any():
+        level = victims.modify_level
+        melee_cut = tdiv_many(dam * (3 + tdiv_many(level, 10)), 100)
+        other_cut = tdiv_many(dam * level, 1200)
+        dam = np.where(liturgy, dam - np.where(hits.melee, melee_cut, other_cut), dam)
+    # R-PROT-5: the immunity table (R-IMM-3), then conductor - dam/4 (R-IMM-8); only a
+    # hit whose bits meet the victim's imm, res or vuln is changed by the table.
     before = dam
-    dam = np.where(hits.imm_bits != 0,
-                   resolve_many(hits.imm_bits, victims.imm, victims.res, victims.vuln, dam),
-                   dam)
-    dam = np.where(hits.lightning & has("conductor"), dam - tdiv_many(dam, 4), dam)
-    immune = (before > 0) & (dam == 0)
+    meets = (hits.imm_bits & (victims.imm | victims.res | victims.vuln)) != 0
+    changed = False
+    if meets.any():
+        dam = np.where(meets, resolve_many(hits.imm_bits, victims.imm, victims.res,
+                                           victims.vuln, dam), dam)
+        changed = True
+    if present & bit("conductor"):
+        dam = np.where(hits.lightning & has("conductor"), dam - tdiv_many(dam, 4), dam)
+        changed = True
+    immune = (before > 0) & (dam == 0) if changed else np.zeros(len(dam), dtype=bool)
     # R-PROT-6: above 10, *4/5.
     dam = np.where(dam > 10, tdiv_many(dam * 4, 5), dam)
     # R-PROT-7: armor (armor model only).
