@@ -12,6 +12,8 @@ restores the exact stream.
 from __future__ import annotations
 
 import base64
+import operator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,35 +22,58 @@ _BLOCK = 1024
 
 
 class Rng:
-    """Buffered uniform draws from one seeded PCG64 generator."""
+    """Buffered uniform draws from one seeded PCG64 generator.
+
+    The block is handed out through a list iterator: a draw is one `next()`, with no
+    index to store back. `percent`, `number_range` and `dice` read the iterator
+    themselves rather than call `random()` (a blow draws about five numbers; the call
+    was a fifth of its cost), unless `random` is not this class's own: a subclass that
+    overrides it, or a test that pins it on one instance (`world.rng.random = ...`),
+    and then every primitive goes through it, as before.
+    """
 
     # `__dict__` too, so a test can pin one primitive to a fixed draw on one world
     # (`world.rng.percent = lambda: 50`) to check a rule's boundary exactly.
-    __slots__ = ("__dict__", "_block", "_generator", "_next")
+    __slots__ = ("__dict__", "_block", "_generator", "_it", "_plain")
 
     def __init__(self, seed: int) -> None:
         self._generator = np.random.Generator(np.random.PCG64(seed))
         self._block: list[float] = []
-        self._next = 0
+        self._it: Iterator[float] = iter(self._block)
+        # True while `random` is Rng.random itself: the primitives may read the block.
+        self._plain = type(self).random is Rng.random
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "random":  # pinned on this instance: every primitive must call it
+            object.__setattr__(self, "_plain", False)
+
+    def _refill(self) -> float:
+        """A new block once the last is read; returns its first number."""
+        block = self._block = self._generator.random(_BLOCK).tolist()
+        it = self._it = iter(block)
+        return next(it)
 
     def random(self) -> float:
         """A uniform float in [0, 1)."""
-        if self._next >= len(self._block):
-            self._block = self._generator.random(_BLOCK).tolist()
-            self._next = 0
-        value = self._block[self._next]
-        self._next += 1
-        return value
+        value = next(self._it, None)
+        return self._refill() if value is None else value
 
     def number_range(self, low: int, high: int) -> int:
         """A uniform integer in [low, high]; `low` when low >= high (as the source)."""
         if low >= high:
             return low
-        return low + int(self.random() * (high - low + 1))
+        value = next(self._it, None) if self._plain else self.random()
+        if value is None:
+            value = self._refill()
+        return low + int(value * (high - low + 1))
 
     def percent(self) -> int:
         """The source's `number_percent()`: 1..100."""
-        return 1 + int(self.random() * 100)
+        value = next(self._it, None) if self._plain else self.random()
+        if value is None:
+            value = self._refill()
+        return 1 + int(value * 100)
 
     def chance(self, percent: int) -> bool:
         """The source's `chance(n)`: true when a 1..100 roll is at or under n."""
@@ -61,8 +86,17 @@ class Rng:
         if size == 1:
             return count
         total = count
+        if not self._plain:
+            for _ in range(count):
+                total += int(self.random() * size)
+            return total
+        it = self._it
         for _ in range(count):
-            total += int(self.random() * size)
+            value = next(it, None)
+            if value is None:
+                value = self._refill()
+                it = self._it
+            total += int(value * size)
         return total
 
     def numpy(self) -> np.random.Generator:
@@ -72,7 +106,8 @@ class Rng:
     def state(self) -> dict[str, Any]:
         """JSON-ready state: generator state (big ints as strings) and the unread block."""
         raw = self._generator.bit_generator.state
-        unread = np.asarray(self._block[self._next :], dtype=np.float64)
+        read = len(self._block) - operator.length_hint(self._it)  # what the iterator gave
+        unread = np.asarray(self._block[read:], dtype=np.float64)
         return {
             "bit_generator": raw["bit_generator"],
             "state": {k: str(v) for k, v in raw["state"].items()},
@@ -93,5 +128,5 @@ class Rng:
         }
         unread = np.frombuffer(base64.b64decode(data["unread"]), dtype=np.float64)
         rng._block = unread.tolist()
-        rng._next = 0
+        rng._it = iter(rng._block)
         return rng
