@@ -2,7 +2,10 @@
 
 Rows, in one run so the machine's load is shared:
 - a round of N fighters in N/2 pairs (armed players with shields and sanctuary, as
-  blows.py) on the vectorised path and on the scalar path (World.vectorise "never");
+  blows.py) on the vectorised path and on the scalar path (World.vectorise "never"),
+  the median of the rounds timed (World.tick on a round pulse). The vectorised round
+  keeps its columns between rounds (World.volley_cache): the first round reads every
+  fighter and is slower (its time is in the row's note), the median is a steady round;
 - the bare numpy round: to-hit and dice damage for as many blows, subtracted from an hp
   array: the floor a Python engine can reach, which the vectorised round is measured
   against (target: within 30x);
@@ -65,7 +68,8 @@ def big_round(content: Content, fighters: int, rounds: int) -> list[Result]:
     scalar, scalar_blows = round_times(content, fighters, "never", rounds)
     bare = bare_round_times(blows, max(rounds, 5))
     vector_row = result_from("round, vectorised", size, "blow", blows, vector,
-                             note=f"{blows:,} blows a round")
+                             note=f"{blows:,} blows a round; first round (reads every "
+                                  f"fighter) {vector[0] * 1000:.0f} ms")
     bare_row = result_from("round, bare numpy", size, "blow", blows, bare,
                            note="to-hit + 2d8+3 + hp subtract")
     scalar_row = result_from("round, scalar", size, "blow", scalar_blows, scalar,

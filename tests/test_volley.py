@@ -385,15 +385,15 @@ def test_bulk_runs_stop_at_every_death_and_shared_victim(monkeypatch, window: in
     assert any(e["kind"] == "death" for e in vector)
 
 
-def test_the_default_knob_vectorises_rounds_of_128_fighters_or_more(monkeypatch) -> None:
-    """content/fight.toml's vectorise_min_fighters (128, the measured crossover) is what
+def test_the_default_knob_vectorises_rounds_of_64_fighters_or_more(monkeypatch) -> None:
+    """content/fight.toml's vectorise_min_fighters (64, the measured crossover) is what
     switches a round to the vectorised path, with no scenario setting."""
     calls: list[int] = []
     real = volley.compute_blows
     monkeypatch.setattr(volley, "compute_blows", lambda world, cols, a, v: (
         calls.append(len(a)), real(world, cols, a, v))[1])
-    assert default_content().fight.vectorise_min_fighters == 128
-    for pairs in (63, 64):
+    assert default_content().fight.vectorise_min_fighters == 64
+    for pairs in (31, 32):
         rows = ", ".join('"..."' for _ in range(pairs))
         text = f'name = "mob"\n[map]\nrows = [{rows}]\n' + "".join(
             creature(f"a{i}", (0, i), f"b{i}", 'template = "kobold"')
@@ -401,4 +401,4 @@ def test_the_default_knob_vectorises_rounds_of_128_fighters_or_more(monkeypatch)
         world = world_from_text(text, seed=2)
         world.tick()
         world.close()
-    assert calls == [128]
+    assert calls == [64]

@@ -166,9 +166,7 @@ class Plan:
         if not len(chosen):
             return
         blows = compute_blows(world, cols, self.attacker, self.victim)
-        turns = np.arange(len(chosen))
-        self.start = np.searchsorted(blows.turn, turns)
-        self.stop = np.searchsorted(blows.turn, turns, side="right")
+        self.start, self.stop = blows.start, blows.stop
         self.blow_victim = blows.victim
         self.blow_attacker = blows.attacker
         self.dam = blows.dam
@@ -176,7 +174,7 @@ class Plan:
         self.turn_dam = np.add.reduceat(blows.dam, self.start) if len(blows.dam) else \
             np.zeros(len(chosen), dtype=np.int64)
         self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
-        self.player_cost = np.where(cols.player != 0, np.maximum(cols.level // 20, 1), 0)
+        self.player_cost = cols.blow_cost
         self.positions = cols.positions
         self._breaks()
         self.events = blow_events(world, cols, blows)
@@ -287,7 +285,7 @@ class Plan:
             record.move_pulse = pulse
 
 
-WINDOW = 4096  # the most turns applied in one bulk run
+WINDOW = 1 << 30  # the most turns applied in one bulk run (tests make it small)
 HP, MOVE, MOVE_PULSE = COLUMN["hp"], COLUMN["move"], COLUMN["move_pulse"]
 
 
@@ -326,7 +324,7 @@ def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
     """`plain` (without hooks) for every creature of the columns at once."""
     stunned = AFFECT_BITS["stun"] | AFFECT_BITS["weak_stun"] | AFFECT_BITS["paralysis"]
     up = (cols.rank == POSITION_RANK["standing"]) | (cols.rank == POSITION_RANK["fighting"])
-    enough = (cols.player == 0) | (cols.move > MOST_BLOWS * np.maximum(cols.level // 20, 1))
+    enough = (cols.player == 0) | (cols.move > MOST_BLOWS * cols.blow_cost)
     return ((cols.alive != 0) & up & ((cols.affects & stunned) == 0) & (cols.immortal == 0)
             & enough)
 

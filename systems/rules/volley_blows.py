@@ -68,6 +68,8 @@ class Blows:
     raw: np.ndarray
     critical: np.ndarray
     defence: np.ndarray     # index into the defence chain's names (DEFENDED)
+    start: np.ndarray       # per fighter handed in: its first blow's index
+    stop: np.ndarray        # and one past its last
 
 
 def percent(u: np.ndarray) -> np.ndarray:
@@ -373,8 +375,9 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     out_raw[keep] = raw
     out_which = np.full(n, -1, dtype=np.int64)
     out_which[keep] = which
+    stop = np.cumsum(steps.sum(axis=1))
     return Blows(turn, step, attackers[turn], victims[turn], kind, out_dam, out_raw,
-                 critical & hit, out_which)
+                 critical & hit, out_which, stop - steps.sum(axis=1), stop)
 
 
 def np_resolve(mask: np.ndarray, imm: np.ndarray, res: np.ndarray, vuln: np.ndarray,

@@ -86,7 +86,8 @@ _STATIC_FIELDS = ("thac00", "thac32", "divisor", "profession", "hobbit", "wield"
 _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_code",
             "target", "modify_level", "armor_bash", "armor_pierce", "armor_slash",
             "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill", "use_hand", "dmg_n",
-            "dmg_s", "dmg_b", "class_base", "thac0_legacy", "str_hit", "str_dam", "dex_def")
+            "dmg_s", "dmg_b", "class_base", "thac0_legacy", "str_hit", "str_dam", "dex_def",
+            "blow_cost")
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
 # The event fields that name a creature (events.py): a creature an event names may have
@@ -153,6 +154,9 @@ def _put_blow_constants(table: np.ndarray, rows: np.ndarray, col: np.ndarray) ->
     use_hand = ((get("player") == 0) & (get("has_hand") != 0)
                 & (~has_weapon_dice | (hand_x2 > weapon_x2)))
     table[COLUMN["use_hand"], rows] = use_hand
+    # blow.pay_movement: a player pays max(level / 20, 1) a blow; an NPC nothing
+    table[COLUMN["blow_cost"], rows] = np.where(get("player") != 0,
+                                                np.maximum(tdiv_many(get("level"), 20), 1), 0)
     for part in ("n", "s", "b"):
         table[COLUMN[f"dmg_{part}"], rows] = np.where(use_hand, get(f"hand_{part}"),
                                                      get(f"dice_{part}"))
