@@ -329,52 +329,80 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
 
 # Values a component field holds that are never changed in place: shared, not copied.
 _SCALARS = frozenset((int, str, bool, float, type(None)))
-_COPIERS: dict[type, Callable[[Any], Any]] = {}
 
 
-def fresh_copy(value: Any) -> Any:
-    """A deep copy of component values (slotted dataclasses of scalars, tuples, dicts and
-    lists): a prepared scenario resolves each creature once and gives every run's World
-    its own copy, which must share nothing mutable. Several times cheaper than
-    `copy.deepcopy`; a value of any other kind falls back to it."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is dict:
-        copied = value.copy()
-        for key, item in value.items():
-            if type(item) not in _SCALARS:
-                copied[key] = fresh_copy(item)
-        return copied
-    if kind is list:
-        return [item if type(item) in _SCALARS else fresh_copy(item) for item in value]
-    if kind is tuple:
-        return value if all(type(item) in _SCALARS for item in value) else tuple(
-            fresh_copy(item) for item in value)
-    copier = _COPIERS.get(kind)
-    if copier is None:
+class Copier:
+    """Called, a new deep copy of `prototype` each time, by a function written out once
+    for the prototype's exact shape (`_copy_function`): a prepared scenario resolves
+    each creature once and gives every run's World its own copy, which must share
+    nothing mutable with it or with another run's. Several times cheaper than
+    `copy.deepcopy` or a generic walk.
+
+    The prototype must never change afterwards (every call reads it). A Copier pickles
+    as its prototype (batch jobs go to worker processes); the function is written
+    again, on first use, where it is unpickled.
+    """
+
+    __slots__ = ("_make", "prototype")
+
+    def __init__(self, prototype: Any) -> None:
+        self.prototype = prototype
+        self._make: Callable[[], Any] | None = None
+
+    def __call__(self) -> Any:
+        make = self._make
+        if make is None:
+            make = self._make = _copy_function(self.prototype)
+        return make()
+
+    def __reduce__(self) -> tuple[type[Copier], tuple[Any]]:
+        return Copier, (self.prototype,)
+
+
+def copier_of(prototype: Any) -> Copier:
+    """A `Copier` of `prototype` (which must not change afterwards)."""
+    return Copier(prototype)
+
+
+def _copy_function(prototype: Any) -> Callable[[], Any]:
+    """The function a Copier calls: slotted dataclasses (components) rebuilt field by
+    field, lists item by item, dicts of scalars copied; scalars and tuples of scalars
+    shared (immutable); anything else deep-copied. The generated code names only the
+    dataclasses' own fields; every value it reads is bound in its namespace, never
+    written as text."""
+    namespace: dict[str, Any] = {"new_object": object.__new__, "set_field": object.__setattr__,
+                                 "deepcopy": copy.deepcopy}
+    lines = ["def make():"]
+
+    def bind(value: Any) -> str:
+        name = f"g{len(namespace)}"
+        namespace[name] = value
+        return name
+
+    def build(value: Any) -> str:
+        """Emit the statements making a copy of `value`; return the expression for it."""
+        kind = type(value)
+        if kind in _SCALARS or (kind is tuple and all(type(i) in _SCALARS for i in value)):
+            return bind(value)
+        if kind is dict and all(type(v) in _SCALARS for v in value.values()):
+            return f"{bind(value)}.copy()"
+        if kind is list:
+            return "[" + ", ".join(build(item) for item in value) + "]"
         if not (hasattr(kind, "__dataclass_fields__") and hasattr(kind, "__slots__")):
-            return copy.deepcopy(value)
-        copier = _COPIERS[kind] = _dataclass_copier(kind)
-    return copier(value)
+            return f"deepcopy({bind(value)})"
+        frozen = kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        made = f"v{len(lines)}"
+        lines.append(f"    {made} = new_object({bind(kind)})")
+        source = bind(value)
+        for field_ in fields(value):
+            item = getattr(value, field_.name)
+            expression = (f"{source}.{field_.name}" if type(item) in _SCALARS
+                          else build(item))
+            lines.append(f"    set_field({made}, {field_.name!r}, {expression})" if frozen
+                         else f"    {made}.{field_.name} = {expression}")
+        return made
 
-
-def _dataclass_copier(kind: type) -> Callable[[Any], Any]:
-    """A function copying one slotted dataclass field by field (scalars shared, the rest
-    through `fresh_copy`), written out once per class: a loop over the field names
-    with getattr/setattr costs several times more, and a build copies ~70 fields a
-    creature. The names are the dataclass's own fields, so the generated code is safe."""
-    frozen = kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
-    lines = ["def copy_one(value):", "    new = new_object(kind)"]
-    for name in (f.name for f in fields(kind)):
-        lines.append(f"    item = value.{name}")
-        kept = "item if type(item) in scalars else fresh_copy(item)"
-        lines.append(f"    set_field(new, {name!r}, {kept})" if frozen
-                     else f"    new.{name} = {kept}")
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"new_object": object.__new__, "kind": kind,
-                                 "scalars": _SCALARS, "fresh_copy": fresh_copy,
-                                 "set_field": object.__setattr__}
-    exec("\n".join(lines), namespace)  # field names of a dataclass only
-    copier: Callable[[Any], Any] = namespace["copy_one"]
-    return copier
+    lines.append(f"    return {build(prototype)}")
+    exec("\n".join(lines), namespace)  # dataclass field names and bound names only
+    make: Callable[[], Any] = namespace["make"]
+    return make

@@ -7,8 +7,10 @@ and the field (R-ENG-1).
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as field_of
 from pathlib import Path
@@ -29,7 +31,7 @@ from affray.content_loader import (
     parse_toml,
     read_source,
 )
-from affray.creatures import CreatureValues, check_template, fresh_copy, resolve
+from affray.creatures import CreatureValues, check_template, copier_of, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
 from affray.errors import ScenarioError, UsageError
 from affray.grid import Grid, Terrain, chebyshev
@@ -268,12 +270,14 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
 
 @dataclass(frozen=True, slots=True)
 class PlannedCreature:
-    """A validated creature entry, resolved once: each build adds a fresh copy."""
+    """A validated creature entry, resolved once: each build adds a fresh copy
+    (`make()`, a `copier_of` the resolved values)."""
 
     id: str
     at: tuple[int, int]
     template: str | None
     values: CreatureValues
+    make: Callable[[], CreatureValues]
 
 
 @dataclass(slots=True)
@@ -281,7 +285,7 @@ class _Kept:
     """What `prepare_build` keeps of the validating build (copies, before any change)."""
 
     creatures: list[PlannedCreature] = field_of(default_factory=list)
-    doors: list[tuple[tuple[int, int], Door]] = field_of(default_factory=list)
+    doors: list[tuple[tuple[int, int], Callable[[], Door]]] = field_of(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +309,7 @@ class Blueprint:
     grid: Grid
     water_bodies: int
     legend: dict[str, str]
-    doors: tuple[tuple[tuple[int, int], Door], ...]
+    doors: tuple[tuple[tuple[int, int], Callable[[], Door]], ...]
     creatures: tuple[PlannedCreature, ...]
     rules: Rules
     actions: tuple[tuple[int, AnyAction], ...]
@@ -321,10 +325,10 @@ class Blueprint:
         try:
             world.content_overlay = self.raw.get("content", {})
             world.vectorise = spec.vectorise
-            for at, door in self.doors:
-                world.add_door(at, fresh_copy(door))
+            for at, make_door in self.doors:
+                world.add_door(at, make_door())
             for planned in self.creatures:
-                world.add_creature(planned.id, planned.at, fresh_copy(planned.values),
+                world.add_creature(planned.id, planned.at, planned.make(),
                                    template=planned.template)
             _add_items(world, spec, self.source)
             _start_fights(world, spec)
@@ -370,7 +374,7 @@ def _assemble(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: int | 
     world.content_overlay = raw.get("content", {})
     world.vectorise = spec.vectorise
     if kept is not None:
-        kept.doors = [(at, fresh_copy(door)) for at, door in doors]
+        kept.doors = [(at, copier_of(copy.deepcopy(door))) for at, door in doors]
     for at, door in doors:
         world.add_door(at, door)
     try:
@@ -439,8 +443,9 @@ def _populate(world: World, spec: ScenarioFile, source: str,
         if values.vitals.hp > values.vitals.max_hp:
             raise fail("hp", f"hp {values.vitals.hp} is above max_hp {values.vitals.max_hp}")
         if kept is not None:
+            prototype = copy.deepcopy(values)  # before the World takes (and changes) them
             kept.creatures.append(PlannedCreature(entry.id, entry.at, entry.template,
-                                        fresh_copy(values)))
+                                                  prototype, copier_of(prototype)))
         world.add_creature(entry.id, entry.at, values, template=entry.template)
     _add_items(world, spec, source)
     _start_fights(world, spec)

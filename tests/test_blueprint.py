@@ -14,7 +14,7 @@ import pytest
 from affray.actions import Move
 from affray.batch import prepare
 from affray.components import Door, WaterBody, WornItem
-from affray.creatures import fresh_copy
+from affray.creatures import copier_of
 from affray.scenario import builtin_scenario, load_scenario
 
 SCENARIOS = sorted(path.stem for path in Path(builtin_scenario("duel")).parent.glob("*.toml"))
@@ -162,15 +162,54 @@ def _mutable_parts(value, seen=None) -> list:
     return seen
 
 
-def test_fresh_copy_is_equal_and_shares_nothing_mutable():
-    """The copy a build hands a World equals the resolved values and holds none of
-    their dicts, lists or components (so one run cannot reach the next)."""
-    job = prepare(builtin_scenario("demo"))
-    for planned in job.blueprint.creatures:
-        copied = fresh_copy(planned.values)
-        assert copied == planned.values
-        originals = {id(part) for part in _mutable_parts(planned.values)}
-        assert originals.isdisjoint(id(part) for part in _mutable_parts(copied))
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_each_copy_is_equal_and_shares_nothing_mutable(name):
+    """The copies a build hands a World (creatures, doors) equal the prepared values and
+    hold none of their dicts, lists or components, nor one another's (so one run
+    cannot reach the next)."""
+    job = prepare(builtin_scenario(name))
+    makers = [(planned.values, planned.make) for planned in job.blueprint.creatures]
+    makers += [(make(), make) for _at, make in job.blueprint.doors]
+    assert makers
+    for prototype, make in makers:
+        first, second = make(), make()
+        assert first == prototype and second == prototype
+        originals = {id(part) for part in _mutable_parts(prototype)}
+        firsts = {id(part) for part in _mutable_parts(first)}
+        assert originals.isdisjoint(firsts)
+        assert firsts.isdisjoint(id(part) for part in _mutable_parts(second))
+
+
+def test_copier_of_copies_every_kind_of_value():
+    """copier_of: nested dataclasses in lists, dicts of scalars, tuples, a frozen
+    dataclass and a value of another kind (a set: deep-copied) all come out equal and
+    unshared; scalars and tuples of scalars are shared (immutable)."""
+    from dataclasses import dataclass, field
+
+    @dataclass(slots=True, frozen=True)
+    class Inner:
+        name: str
+        tags: dict = field(default_factory=dict)
+
+    @dataclass(slots=True)
+    class Outer:
+        number: int
+        pair: tuple
+        inners: list
+        table: dict
+        other: set
+
+    prototype = Outer(3, (1, "a"), [Inner("x", {"k": 1}), Inner("y")], {"a": 1.5},
+                      {1, 2})
+    make = copier_of(prototype)
+    made = make()
+    assert made == prototype
+    assert made.pair is prototype.pair
+    assert {id(p) for p in _mutable_parts(made)}.isdisjoint(
+        id(p) for p in _mutable_parts(prototype))
+    assert made.other == prototype.other and made.other is not prototype.other
+    made.inners[0].tags["k"] = 2
+    assert prototype.inners[0].tags == {"k": 1} and make().inners[0].tags == {"k": 1}
 
 
 def test_a_blueprint_build_checks_its_seed_and_scripts_afresh():
@@ -192,3 +231,23 @@ def test_a_blueprint_build_checks_its_seed_and_scripts_afresh():
             other.close()
     finally:
         world.close()
+
+
+def test_a_pickled_job_builds_the_same_worlds():
+    """A job goes to worker processes pickled: its copiers travel as their prototypes
+    and write their code again there; the worlds and runs are the same."""
+    import pickle
+
+    job = prepare(builtin_scenario("door_blast"))
+    job.build(0).close()  # the copiers have written their code
+    shipped = pickle.loads(pickle.dumps(job))
+    for seed in (0, 5):
+        here, there = job.build(seed), shipped.build(seed)
+        try:
+            assert there.snapshot() == here.snapshot()
+            here.run()
+            there.run()
+            assert _log_and_state(there) == _log_and_state(here)
+        finally:
+            here.close()
+            there.close()
