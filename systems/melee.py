@@ -156,6 +156,8 @@ def fighter_turn(world: World, fighter: Sheet) -> None:
         # R-MELEE-2: a target gone (dead, or stepped away) ends the fight
         stop_fighting(fighter)
         world.fighting.discard(fighter.entity)
+        if world.volley_cache is not None:  # a change no event shows (volley_columns)
+            world.volley_cache.touch(fighter.entity)
         return
     fighter_round(world, fighter, victim)
 
