@@ -527,7 +527,8 @@ class World:
         The minimum of the next scenario action and every system's own `next_pulse`
         (a round of anyone fighting, a queued action's actor free of wait, a stun that
         wears off, a status tick...). A system that cannot tell answers "now", so an
-        unknown system is never skipped over.
+        unknown system is never skipped over. Systems with no pulses of their own
+        (`own_pulses` False: they follow the casts of their pulse) are not asked.
         """
         now = self.pulse
         due: int | None = None
