@@ -276,9 +276,12 @@ class Plan:
         self.hurt[rows] = False
         # One pass writes all three (the hit points of a creature only moved are those it
         # has: nothing but bulk turns, which mark it, changes it between two flushes).
+        pulses = table[MOVE_PULSE, rows]
+        same = len(pulses) and pulses.min() == pulses.max()
         for row, hp, move, pulse in zip(rows.tolist(), table[HP, rows].tolist(),
                                         table[MOVE, rows].tolist(),
-                                        table[MOVE_PULSE, rows].tolist(), strict=True):
+                                        repeat(int(pulses[0]), len(rows)) if same
+                                        else pulses.tolist(), strict=True):
             record = vitals[row]
             record.hp = hp
             record.move = move
