@@ -298,7 +298,10 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     content = world.content
     gen = world.rng.numpy()
     steps = blow_steps(world, cols, attackers, gen)
-    turn, step = np.nonzero(steps)  # row-major: round order
+    if steps[:, 1:].any():
+        turn, step = np.nonzero(steps)  # row-major: round order
+    else:  # one blow each
+        turn, step = np.arange(len(attackers)), np.zeros(len(attackers), dtype=np.int64)
     a, v = attackers[turn], victims[turn]
     n = len(a)
     skill = 20 + cols.weapon_skill[a]
@@ -375,9 +378,10 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     out_raw[keep] = raw
     out_which = np.full(n, -1, dtype=np.int64)
     out_which[keep] = which
-    stop = np.cumsum(steps.sum(axis=1))
+    counts = np.bincount(turn, minlength=len(attackers))
+    stop = np.cumsum(counts)
     return Blows(turn, step, attackers[turn], victims[turn], kind, out_dam, out_raw,
-                 critical & hit, out_which, stop - steps.sum(axis=1), stop)
+                 critical & hit, out_which, stop - counts, stop)
 
 
 def np_resolve(mask: np.ndarray, imm: np.ndarray, res: np.ndarray, vuln: np.ndarray,
