@@ -282,3 +282,32 @@ def _alive_only(call, who: str):  # type: ignore[no-untyped-def]
         with contextlib.suppress(affray.ActionError, StopIteration):  # StopIteration:
             call(world)                                                 # no cell free
     return guarded
+
+
+def test_a_steady_battle_reads_no_creature_after_its_first_round(monkeypatch) -> None:
+    """What the cache is for: once a big battle's columns are read, a round in which
+    nothing but the round itself changed the fighters reads no creature again, and a
+    creature changed between rounds (a spell's damage, an API call) is the only one read."""
+    from affray.benchmarks.blows import fighting_pairs
+    from affray.content_loader import default_content
+
+    read: list[int] = []
+    real_read = volley_columns.VolleyCache.read
+
+    def counting(self, world, sheets, rows):  # type: ignore[no-untyped-def]
+        read.append(len(sheets))
+        real_read(self, world, sheets, rows)
+
+    monkeypatch.setattr(volley_columns.VolleyCache, "read", counting)
+    world = fighting_pairs(default_content(), 200, seed=2)  # 200 fighters: vectorised
+    rounds = world.content.fight.round_pulses
+    world.run(rounds)  # the first round reads every fighter
+    assert sum(read) == 200
+    read.clear()
+    world.run(2 * rounds)
+    assert read == []
+    world.damage(None, "a7", 5, "fire")
+    world.add_affect("b9", "haste")
+    world.run(rounds)
+    assert sorted(read) == [2]  # a7 and b9, in one read
+    world.close()
