@@ -56,7 +56,10 @@ class PulseSystem(System):
 
     def next_pulse(self, world: World) -> int | None:
         """The earlier of the next queued action and the next status tick."""
-        action, status = next_action_pulse(world), next_status_pulse(world)
+        status = next_status_pulse(world)
+        if not world.ready:  # no queued action (the usual case: skip the look-up)
+            return status
+        action = next_action_pulse(world)
         if action is None or status is None:
             return status if action is None else action
         return min(action, status)

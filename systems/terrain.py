@@ -98,8 +98,10 @@ def expire_fires(world: World) -> None:
 
 def next_fire_expiry(world: World) -> int | None:
     """The first pulse at or after now on which a fire expires, None without fires."""
-    ends = [fire.ends for _entity, fire in esper.get_component(Fire)]
-    return max(world.pulse, min(ends)) if ends else None
+    fires = esper.get_component(Fire)
+    if not fires:
+        return None
+    return max(world.pulse, min(fire.ends for _entity, fire in fires))
 
 
 class TerrainSystem(System):
