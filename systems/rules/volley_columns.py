@@ -97,8 +97,8 @@ ID_FIELDS = ("source", "target", "actor", "killer", "cause")
 
 class StaticRows:
     """The numbers the immutable parts of a sheet give, one table row per distinct
-    combination (keyed by the objects' identities; the objects are kept alive here so an
-    identity is never reused)."""
+    combination (definitions keyed by identity, kept alive here so an identity is never
+    reused; the rest by value)."""
 
     __slots__ = ("index", "keep", "rows", "table")
 
@@ -109,8 +109,11 @@ class StaticRows:
         self.table = np.zeros((0, len(_STATIC_FIELDS)), dtype=np.int64)
 
     def row(self, parts: tuple[Any, ...]) -> int:
-        key = (id(parts[0]), id(parts[1]), id(parts[2]), id(parts[3]), id(parts[4]),
-               id(parts[5]), parts[6], parts[7], parts[8])
+        # Definitions by identity; the small per-creature values (dice, defences, the
+        # gear's armor per column) by value, so creatures alike share one row.
+        key = (id(parts[0]), id(parts[1]), _hashable(parts[2]), _hashable(parts[3]),
+               _hashable(parts[4]), tuple(sorted(parts[5].items())), parts[6], parts[7],
+               parts[8])
         found = self.index.get(key)
         if found is None:
             found = self.index[key] = len(self.rows)
@@ -125,6 +128,10 @@ class StaticRows:
             self.table = np.array(self.rows, dtype=np.int64).reshape(len(self.rows),
                                                                      len(_STATIC_FIELDS))
         return self.table[np.array(index, dtype=np.int64)]
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _static_values(parts: tuple[Any, ...]) -> tuple[int, ...]:
