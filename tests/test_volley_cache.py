@@ -311,3 +311,28 @@ def test_a_steady_battle_reads_no_creature_after_its_first_round(monkeypatch) ->
     world.run(rounds)
     assert sorted(read) == [2]  # a7 and b9, in one read
     world.close()
+
+
+def test_hooks_and_a_cleared_log_start_the_columns_afresh(monkeypatch) -> None:
+    """A world with a hook reads its columns afresh every round and keeps none (a hook
+    may change anything without an event); a game that empties `world.events` between
+    rounds makes the cache read everyone again. Both still write the fresh log."""
+    def hook_world(world: affray.World) -> None:
+        world.rules.add_hook("post_damage", ("creature", "b2"), lambda hit, world: None)
+
+    def clear_log(world: affray.World) -> None:
+        world.events.clear()
+
+    for calls in ([(10, hook_world)], [(30, clear_log), (40, hand_edit)]):
+        kept, kept_snapshot, _ = play(monkeypatch, True, battle_text(), 6, calls, end=60)
+        fresh, fresh_snapshot, _ = play(monkeypatch, False, battle_text(), 6, calls, end=60)
+        assert kept == fresh
+        assert kept_snapshot == fresh_snapshot
+    monkeypatch.setattr(volley, "PERSISTENT", True)
+    world = world_from_text(battle_text(), seed=6)
+    world.run(13)
+    assert world.volley_cache is not None
+    hook_world(world)
+    world.run(12)
+    assert world.volley_cache is None
+    world.close()
