@@ -93,3 +93,42 @@ def test_next_pulse_asks_only_systems_with_pulses_of_their_own(duel):
     world.systems = (Spy(True), Spy(False))
     assert world.next_pulse() == world.pulse + 5
     assert asked == [True]
+
+
+def test_countdown_r_lag_1_after_a_clear_table_is_written():
+    """R-LAG-1: a table known clear skips its countdown, but a write through `wait` or
+    `daze` (even by hand) is counted down from the next pulse; a save's arrays too."""
+    table = _table([0, 0], [0, 0])
+    table.count_down()
+    assert table.clear and not table.dazed
+    table.wait[1] = 3
+    table.count_down()
+    assert not table.clear  # (read before the arrays: reading them unsets it)
+    assert table.wait[:2].tolist() == [0, 2]
+    table.count_down(5)
+    assert table.clear
+    assert table.wait[:2].tolist() == [0, 0]
+    table.daze[0] = 2
+    table.count_down()
+    assert table.dazed and not table.clear
+    assert table.daze[:2].tolist() == [1, 0]
+    table.count_down()
+    assert table.clear and not table.dazed
+    table.wait = np.array([4, 0], dtype=np.int32)  # as a load sets it
+    table.count_down()
+    assert table.wait.tolist() == [3, 0]
+
+
+def test_a_world_counts_down_wait_set_by_hand_between_runs(duel):
+    """R-LAG-1 through the World: a fight that never lags leaves the table clear; a wait
+    written into the array by hand afterwards still counts down, pulse by pulse and
+    over a jump."""
+    world = duel()
+    world.run(24)
+    assert world.lag.clear
+    slot = world.sheet("a").creature.slot
+    world.lag.wait[slot] = 30
+    world.tick()
+    assert world.wait_of("a") == 29
+    world.run(10)
+    assert world.wait_of("a") == 19

@@ -26,43 +26,78 @@ class LagTable:
 
     Change lag through the setters below (or `World.set_wait` / `set_daze`), not by
     writing the arrays: a write to `daze` must also set `dazed`.
+
+    `clear` is True while every wait and daze is known to be 0, so counting down has
+    nothing to do (a duel never lags: the countdown was a tenth of its idle cost). Any
+    use of the arrays through `wait` or `daze` may write them, so it sets `clear` False;
+    the next countdown looks at every slot and sets it again.
     """
 
-    __slots__ = ("count", "daze", "dazed", "wait")
+    __slots__ = ("_daze", "_wait", "clear", "count", "dazed")
 
     def __init__(self, capacity: int = 64) -> None:
         self.count = 0
         # True when some creature may be dazed: lets skill look-ups skip the array.
         self.dazed = True
-        self.wait = np.zeros(capacity, dtype=np.int32)
-        self.daze = np.zeros(capacity, dtype=np.int32)
+        self.clear = True
+        self._wait = np.zeros(capacity, dtype=np.int32)
+        self._daze = np.zeros(capacity, dtype=np.int32)
+
+    @property
+    def wait(self) -> np.ndarray:
+        """The wait column by slot (pulses); reading it may be to write it."""
+        self.clear = False
+        return self._wait
+
+    @wait.setter
+    def wait(self, column: np.ndarray) -> None:
+        self.clear = False
+        self._wait = column
+
+    @property
+    def daze(self) -> np.ndarray:
+        """The daze column by slot (pulses); reading it may be to write it."""
+        self.clear = False
+        return self._daze
+
+    @daze.setter
+    def daze(self, column: np.ndarray) -> None:
+        self.clear = False
+        self._daze = column
 
     def new_slot(self) -> int:
         """A fresh slot with wait and daze 0; the arrays double when full."""
-        if self.count == len(self.wait):
-            grow = max(64, len(self.wait))
-            self.wait = np.concatenate((self.wait, np.zeros(grow, dtype=np.int32)))
-            self.daze = np.concatenate((self.daze, np.zeros(grow, dtype=np.int32)))
+        if self.count == len(self._wait):
+            grow = max(64, len(self._wait))
+            self._wait = np.concatenate((self._wait, np.zeros(grow, dtype=np.int32)))
+            self._daze = np.concatenate((self._daze, np.zeros(grow, dtype=np.int32)))
         self.count += 1
         return self.count - 1
 
     def count_down(self, pulses: int = 1) -> None:
         """R-LAG-1: wait and daze go down by one each pulse, never below 0; by `pulses`
-        at once over a jump of idle pulses (`World.skip`). Sets `dazed`.
+        at once over a jump of idle pulses (`World.skip`). Sets `dazed` and `clear`.
 
         A few creatures (a duel) are counted down slot by slot: numpy's cost per call
         (several microseconds for the masks and the `any`) is then most of a pulse.
         A crowd is one numpy operation per column (the idle pulse's whole cost).
         """
+        if self.clear:  # every slot is 0 already
+            self.dazed = False
+            return
         n = self.count
         pulses = min(pulses, LAG_MAX)  # a column holds no more than this anyway
         if n <= SMALL_TABLE:
-            wait, daze = self.wait, self.daze
-            dazed = False
+            wait, daze = self._wait, self._daze
+            waiting = dazed = False
             for slot in range(n):
                 left = wait[slot]
                 if left:
-                    wait[slot] = left - pulses if left > pulses else 0
+                    if left > pulses:
+                        wait[slot] = left - pulses
+                        waiting = True
+                    else:
+                        wait[slot] = 0
                 left = daze[slot]
                 if left:
                     if left > pulses:
@@ -71,11 +106,12 @@ class LagTable:
                     else:
                         daze[slot] = 0
             self.dazed = dazed
+            self.clear = not (waiting or dazed)
             return
-        for column in (self.wait[:n], self.daze[:n]):
+        for column in (self._wait[:n], self._daze[:n]):
             np.subtract(column, np.minimum(column, pulses), out=column)
-        self.dazed = bool(self.daze[:n].any())
-
+        self.dazed = bool(self._daze[:n].any())
+        self.clear = not self.dazed and not self._wait[:n].any()
 
 
 # -- the setters (R-LAG-4..7, R-STAT-2) ------------------------------------------------
