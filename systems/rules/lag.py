@@ -30,7 +30,8 @@ class LagTable:
     `clear` is True while every wait and daze is known to be 0, so counting down has
     nothing to do (a duel never lags: the countdown was a tenth of its idle cost). Any
     use of the arrays through `wait` or `daze` may write them, so it sets `clear` False;
-    the next countdown looks at every slot and sets it again.
+    the next countdown looks at every slot and sets it again. So keep no reference to
+    the arrays across a pulse: read `wait` / `daze` again to write them.
     """
 
     __slots__ = ("_daze", "_wait", "clear", "count", "dazed")
