@@ -30,6 +30,7 @@ def parse_dice(text: str | int) -> tuple[int, int, int]:
     return (count, size, bonus)
 
 
+@functools.lru_cache(maxsize=1024)  # C-level: an NPC's blow compares two averages each time
 def dice_average_x2(dice: tuple[int, int, int]) -> int:
     """Twice the average, exact in integers: (size+1)*count + 2*bonus."""
     count, size, bonus = dice

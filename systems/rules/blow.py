@@ -26,7 +26,6 @@ from affray.systems.rules.tohit import (
     SLEEPING,
     roll_armor_model,
     roll_legacy,
-    stat_index,
 )
 
 if TYPE_CHECKING:
@@ -129,7 +128,9 @@ def apply_class(world: World, attacker: Sheet, dam: int) -> int:
 def apply_damroll(world: World, attacker: Sheet, dam: int, skill: int) -> int:
     """dam += damroll*min(100, skill)/100, then dam += dam*str_app[STR].damage/100."""
     dam += tdiv(attacker.offense.damroll * (100 if skill > 100 else skill), 100)
-    str_damage = world.content.stats.str_.damage[stat_index(attacker.stats.strength)]
+    strength = attacker.stats.strength  # stat_index, written out: this runs every blow
+    str_damage = world.content.stats.str_.damage[
+        0 if strength < 0 else 28 if strength > 28 else strength]
     return dam + tdiv(dam * str_damage, 100) if str_damage else dam
 
 
@@ -183,7 +184,9 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
         hits, critical, pierce, armor_bonus = roll_legacy(
             attacker, victim, skill, column, rng, content, blind_fighting, armor_use)
     if not hits:
-        world.emit(_new_tuple(Miss, (pulse, attacker.creature.id, victim.creature.id, cause)))
+        # World.emit's one line, without its call (as volley and flood log)
+        world.events.append(_new_tuple(Miss, (pulse, attacker.creature.id, victim.creature.id,
+                                              cause)))
         return 0
     # Damage calculation (R-MELEE-3).
     dam = base_damage(world, attacker, victim, skill)
@@ -220,8 +223,8 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     if hit.dam > 0:
         for name, defence in rules.defences.items():  # R-DEF-1: the first success ends it
             if defence(world, hit):
-                world.emit(_new_tuple(Defended, (pulse, attacker.creature.id,
-                                                 victim.creature.id, name)))
+                world.events.append(_new_tuple(Defended, (pulse, attacker.creature.id,
+                                                          victim.creature.id, name)))
                 return 0
     if rules.hooks["pre_damage"]:
         run_hooks(world, "pre_damage", hit)

@@ -59,10 +59,11 @@ def finish(world: World, hit: Hit) -> int:
         world.emit(Immune(world.pulse, source, victim_id, hit.damage_type))
         return 0
     dam = hit.dam
-    # tuple.__new__: a NamedTuple without its generated __new__'s frame (every field given)
-    world.emit(tuple.__new__(Damage, (world.pulse, source, victim_id, dam, hit.raw,
-                                      hit.damage_type, hit.cause, hit.spell, hit.critical,
-                                      hit.saved, hit.status)))
+    # tuple.__new__: a NamedTuple without its generated __new__'s frame (every field
+    # given); events.append: World.emit's one line without its call (every hit logs one)
+    world.events.append(tuple.__new__(Damage, (world.pulse, source, victim_id, dam, hit.raw,
+                                               hit.damage_type, hit.cause, hit.spell,
+                                               hit.critical, hit.saved, hit.status)))
     if dam <= 0:
         return 0
     inflict(world, hit)

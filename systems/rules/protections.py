@@ -98,7 +98,10 @@ def immune(hit: Hit, world: World) -> None:
                 handled = True
                 break
     if not handled:
-        bits = immunity.hit_bits(world.content, hit.damage_type, hit.flags)
+        # hit_bits' own cache read first: a call only the first time a pair is seen
+        bits = world.content.cache.get((hit.damage_type, hit.flags), -1)
+        if bits == -1:
+            bits = immunity.hit_bits(world.content, hit.damage_type, hit.flags)
         if bits:
             own = victim.immunities
             imm, res = own.imm | victim.gear_imm, own.res | victim.gear_res
@@ -114,7 +117,7 @@ def immune(hit: Hit, world: World) -> None:
 def flat_trim(hit: Hit, world: World) -> None:
     """R-PROT-6: a hit above 10 becomes dam*4/5, truncated: 11 -> 8, 37 -> 29; 10 stays."""
     if hit.dam > 10:
-        hit.dam = tdiv(hit.dam * 4, 5)
+        hit.dam = hit.dam * 4 // 5  # positive here: // truncates as tdiv does
 
 
 class ExactArmor(NamedTuple):
@@ -248,30 +251,18 @@ def protect(hit: Hit, world: World) -> None:
     """Run every registered protection step in order (R-PROT-8)."""
     steps = world.rules.protections
     pairs = steps.items()
-    if pairs is _checked[0] and _checked[1]:
-        default_steps(hit, world)
-        return
     if pairs is not _checked[0]:
         _checked[:] = [pairs, pairs == default_protections().items()]
-        if _checked[1]:
-            default_steps(hit, world)
-            return
-    for step in steps:
-        step(hit, world)
-
-
-# The registry last looked at (its pairs tuple, kept alive so its identity stays its own)
-# and whether it held the default steps in the default order.
-_checked: list[Any] = [None, False]
-
-
-def default_steps(hit: Hit, world: World) -> None:
-    """The default registry's steps in order, each called only when it could change the
-    hit: a step is skipped on a condition under which it does nothing (a victim with no
-    affect has no sanctuary, no protection from alignment, no liturgy affect; only fire
-    and cold meet temperature; 10 or less passes the flat trim). The steps keep their own
-    checks; skipping them saves a call each on most blows. Same result as the loop
-    (tests/test_protections.py compares the two on many hits)."""
+    if not _checked[1]:
+        for step in steps:
+            step(hit, world)
+        return
+    # The default registry: its steps in order, each called only when it could change the
+    # hit: a step is skipped on a condition under which it does nothing (a victim with no
+    # affect has no sanctuary, no protection from alignment, no liturgy affect; only fire
+    # and cold meet temperature; 10 or less passes the flat trim). The steps keep their
+    # own checks; skipping them saves a call each on most blows. Same result as the loop
+    # (tests/test_protections.py compares the two on many hits).
     victim = hit.victim
     affects = victim.affects.levels
     if affects:
@@ -286,3 +277,8 @@ def default_steps(hit: Hit, world: World) -> None:
     if hit.dam > 10:
         flat_trim(hit, world)
     armor(hit, world)
+
+
+# The registry last looked at (its pairs tuple, kept alive so its identity stays its own)
+# and whether it held the default steps in the default order.
+_checked: list[Any] = [None, False]

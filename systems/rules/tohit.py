@@ -53,7 +53,12 @@ def class_base(sheet: Sheet) -> int:
     """R-HIT-2: 20 - interpolate(level, thac00, thac32), never below 1."""
     profession = sheet.profession
     level = sheet.level
-    base = 20 - interpolate(level.level + level.remorts, profession.thac00, profession.thac32)
+    return _class_base(level.level + level.remorts, profession.thac00, profession.thac32)
+
+
+@functools.lru_cache(maxsize=4096)  # a C-level look-up on every blow instead of two calls
+def _class_base(level: int, thac00: int, thac32: int) -> int:
+    base = 20 - interpolate(level, thac00, thac32)
     return base if base > 1 else 1
 
 
@@ -63,8 +68,8 @@ HITROLL_SCALE = 10000  # hitroll x skill% x (100 + bonus)%: a whole number of 1/
 def hitroll_ten_thousandths(sheet: Sheet, skill: int, content: Content) -> int:
     """R-HIT-2's effective hitroll in whole 1/10000ths: hitroll * skill * (100 + strength
     hit bonus), exact."""
-    strength = sheet.stats.strength
-    str_hit = content.stats.str_.hit[stat_index(strength)]
+    strength = sheet.stats.strength  # stat_index, written out: this runs every blow
+    str_hit = content.stats.str_.hit[0 if strength < 0 else 28 if strength > 28 else strength]
     return sheet.offense.hitroll * skill * (100 + str_hit)
 
 
