@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from itertools import count
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -81,9 +82,10 @@ def late_joiner(world: affray.World) -> None:
                 if not world.grid.occupant[y, x]
                 and world.sheet(f"{'a' if x == 0 else 'd'}{y // 2}").vitals.alive
                 and y % 2 == 0)
-    world.add_creature(f"late{world.pulse}", free, resolve(content, fields, None))
+    name = next(f"late{n}" for n in count() if f"late{n}" not in world.by_id)  # unique
+    world.add_creature(name, free, resolve(content, fields, None))
     foe = f"{'a' if free[0] == 0 else 'd'}{free[1] // 2}"
-    world.start_fight(f"late{world.pulse}", foe)
+    world.start_fight(name, foe)
 
 
 def hand_edit(world: affray.World) -> None:
