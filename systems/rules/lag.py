@@ -1,7 +1,8 @@
 """Lag: wait and daze in pulses, in dense numpy arrays indexed by creature slot.
 
-Counting every creature's lag down is the idle pulse's whole cost, so it is one numpy
-operation over all slots (R-LAG-1), not a Python loop.
+Counting every creature's lag down is the idle pulse's whole cost, so over a crowd it is
+one numpy operation per column (R-LAG-1), not a Python loop; a table of a few creatures
+(a duel) is counted slot by slot, and one known to hold only zeros not at all.
 """
 
 from __future__ import annotations
