@@ -330,3 +330,19 @@ def test_r_hit_1_legacy_ac_of_a_type_without_a_column_is_exotic(duel):
 
     assert blow("", 'wield = "holy_rod"') == "damage"
     assert blow('wear = ["plate_armor"]', 'wield = "holy_rod"') == "miss"
+
+
+@pytest.mark.parametrize("dx", [-3, -2, -1, 0, 1, 2, 3])
+@pytest.mark.parametrize("dy", [-2, -1, 0, 1, 2])
+def test_r_melee_2_can_hit_exactly_at_chebyshev_distance_1(make_world, dx, dy):
+    """R-MELEE-2: a blow can land only on a victim at Chebyshev distance exactly 1 (the
+    eight neighbours, diagonals included); the same cell, two cells away on either axis,
+    or a knight's move away, no."""
+    from affray.systems.rules.blow import can_hit
+
+    world = make_world('name = "grid"\n[map]\nrows = ["........"]\n'
+                       '[[creatures]]\nid = "a"\nat = [3, 0]\n'
+                       '[[creatures]]\nid = "v"\nat = [4, 0]\n')
+    attacker, victim = world.sheet("a"), world.sheet("v")
+    victim.position.x, victim.position.y = 3 + dx, dy  # moved by hand: any offset
+    assert can_hit(attacker, victim) is (max(abs(dx), abs(dy)) == 1)

@@ -44,8 +44,8 @@ def can_hit(attacker: Sheet, victim: Sheet) -> bool:
     if not (attacker.vitals.alive and victim.vitals.alive):
         return False
     a, v = attacker.position, victim.position
-    dx, dy = a.x - v.x, a.y - v.y  # max(|dx|, |dy|) == 1, without three builtin calls
-    if dx < -1 or dx > 1 or dy < -1 or dy > 1 or (dx == 0 and dy == 0):
+    dx, dy = a.x - v.x, a.y - v.y
+    if not 0 < dx * dx + dy * dy < 3:  # max(|dx|, |dy|) == 1 for whole dx, dy
         return False
     return not (attacker.creature.player and attacker.vitals.move <= 0)
 

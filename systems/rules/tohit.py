@@ -197,7 +197,9 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
     acc = knobs.base_w * class_base(attacker) + hitroll / HITROLL_SCALE
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
-    pierce = _EXACT_HITROLLS.get(hitroll) or exact_hitroll(hitroll)
+    pierce = _EXACT_HITROLLS.get(hitroll)  # (not `or`: a Fraction's truth is a call)
+    if pierce is None:
+        pierce = exact_hitroll(hitroll)
     return _new_tuple(Roll, (hit, critical, pierce, bonus))  # Roll(...) without its frame
 
 
