@@ -272,17 +272,23 @@ class Plan:
         if not changed.any():
             return
         rows = np.flatnonzero(changed)
-        self.moved[rows] = False
-        self.hurt[rows] = False
+        every = len(rows) == len(changed)  # every row (a view, no gathers)
+        index = slice(0, len(rows)) if every else rows
+        self.moved[index] = False
+        self.hurt[index] = False
         # One pass writes all three (the hit points of a creature only moved are those it
         # has: nothing but bulk turns, which mark it, changes it between two flushes).
-        pulses = table[MOVE_PULSE, rows]
-        same = len(pulses) and pulses.min() == pulses.max()
-        for row, hp, move, pulse in zip(rows.tolist(), table[HP, rows].tolist(),
-                                        table[MOVE, rows].tolist(),
-                                        repeat(int(pulses[0]), len(rows)) if same
-                                        else pulses.tolist(), strict=True):
-            record = vitals[row]
+        pulses = table[MOVE_PULSE, index]
+        records = vitals[:len(rows)] if every else map(vitals.__getitem__, rows.tolist())
+        hps, moves = table[HP, index].tolist(), table[MOVE, index].tolist()
+        if pulses.min() == pulses.max():
+            pulse = int(pulses[0])
+            for record, hp, move in zip(records, hps, moves, strict=True):
+                record.hp = hp
+                record.move = move
+                record.move_pulse = pulse
+            return
+        for record, hp, move, pulse in zip(records, hps, moves, pulses.tolist(), strict=True):
             record.hp = hp
             record.move = move
             record.move_pulse = pulse

@@ -37,6 +37,7 @@ from affray.systems.rules.volley_protect import (
     AFFECT_BITS,
     HitArrays,
     VictimArrays,
+    armor_cut,
     column_index,
     protect_many,
     resolve_many,
@@ -87,11 +88,12 @@ def stat_table(table: tuple[int, ...], values: np.ndarray) -> np.ndarray:
 
 
 def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.random.Generator
-               ) -> np.ndarray:
+               ) -> tuple[np.ndarray, bool]:
     """Which of each fighter's six blow steps happen (melee.fight_round): the first;
     a quick creature's extra one (haste and not slow); each attack skill the fighter
     learned, effective above 0, rolled number_percent() < effective/divisor, halved by
-    weak stun for the skills the fight config marks (R-STUN-6), x3/4 when slowed."""
+    weak stun for the skills the fight config marks (R-STUN-6), x3/4 when slowed.
+    Returns the steps and whether any fighter has more than the first."""
     from affray.systems.melee import NPC_EXTRA, PLAYER_EXTRA  # the tables, not a copy
 
     n = len(attackers)
@@ -99,7 +101,9 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     steps = np.zeros((n, STEPS), dtype=bool)
     steps[:, 0] = True
     slow = (affects & AFFECT_BITS["slow"]) != 0
-    steps[:, 1] = ((affects & AFFECT_BITS["haste"]) != 0) & ~slow
+    quick = ((affects & AFFECT_BITS["haste"]) != 0) & ~slow
+    steps[:, 1] = quick
+    extra = bool(quick.any())
     player = cols.player[attackers] != 0
     halved = world.content.fight.stun.weak_stun_halves
     weak = (affects & AFFECT_BITS["weak_stun"]) != 0
@@ -120,18 +124,31 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
         if any_slow:
             chance = np.where(slow, tdiv_many(chance * 3, 4), chance)
         # a skill never learned has effective 0: no blow (and its roll is not used)
-        steps[:, 2 + j] = in_table & learned & (rolls < chance)
-    return steps
+        blows = in_table & learned & (rolls < chance)
+        steps[:, 2 + j] = blows
+        extra = extra or bool(blows.any())
+    return steps, extra
 
 
 def roll_dice(count: np.ndarray, size: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """`Rng.dice` for arrays: count + the sum of int(u * size) per die; 0 when either is
     0 or less; count when size is 1. `uniforms`: one row per roll, a column per die."""
-    faces = (uniforms * np.maximum(size, 1)[:, None]).astype(np.int64)
-    used = np.arange(uniforms.shape[1])[None, :] < count[:, None]
-    total = count + (faces * used).sum(axis=1)
-    total = np.where(size == 1, count, total)
-    return np.where((size <= 0) | (count <= 0), 0, total)
+    width = uniforms.shape[1]
+    low_size, low_count = int(size.min(initial=2)), int(count.min(initial=width))
+    faces = (uniforms * (size if low_size >= 1 else np.maximum(size, 1))[:, None]
+             ).astype(np.int64)
+    if low_count >= width:  # every roll uses every die: add the columns
+        total = count + faces[:, 0] if width else count
+        for die in range(1, width):
+            total += faces[:, die]
+    else:
+        used = np.arange(width)[None, :] < count[:, None]
+        total = count + (faces * used).sum(axis=1)
+    if low_size <= 1:
+        total = np.where(size == 1, count, total)
+    if low_size <= 0 or low_count <= 0:
+        total = np.where((size <= 0) | (count <= 0), 0, total)
+    return total
 
 
 def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
@@ -297,8 +314,8 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     a roll is drawn only for the blows that may use it (docs/decisions.md)."""
     content = world.content
     gen = world.rng.numpy()
-    steps = blow_steps(world, cols, attackers, gen)
-    if steps[:, 1:].any():
+    steps, extra = blow_steps(world, cols, attackers, gen)
+    if extra:
         turn, step = np.nonzero(steps)  # row-major: round order
     else:  # one blow each
         turn, step = np.arange(len(attackers)), np.zeros(len(attackers), dtype=np.int64)
@@ -348,45 +365,77 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     imm, res, vuln = cols.imm[v], cols.res[v], cols.vuln[v]
     victim_arrays = VictimArrays(
         affects=cols.affects[v], liturgy_skill=cols.learned[SKILL["liturgy"]][v] > 0,
-        modify_level=victim_level, imm=imm, res=res, vuln=vuln,
-        armor=np.stack([cols.armor_bash[v], cols.armor_pierce[v], cols.armor_slash[v],
-                        cols.armor_exotic[v]]))
-    dam, immune = protect_many(content, hits, victim_arrays)
-    # R-IMM-9: the wielded weapon's material, alone.
+        modify_level=victim_level, imm=imm, res=res, vuln=vuln, armor=None)
+    # Armor (R-PROT-7), the material (R-IMM-9) and the position (R-MELEE-4) keep a
+    # positive hit positive, but for the material's immunity (the armor cut is at most
+    # 99%, R-HIT-9; resistance takes a third, rounded down; the position multiplies):
+    # which blows reach the defences is known before them, and the three steps are
+    # worked out below only for the blows that end as damage, with the same operations.
+    dam, immune = protect_many(content, hits, victim_arrays, armor=False)
     material = cols.weapon_bits[a]
     use = (material != 0) & (dam > 0)
-    if use.any():
-        before = dam
-        dam = np.where(use, np_resolve(material, imm, res, vuln, dam), dam)
-        immune |= use & (before > 0) & (dam == 0)
-    # R-MELEE-4: victim asleep or worse x2, resting or sitting x3/2, once.
-    rank = cols.rank[v]
-    if (rank < FIGHTING).any():
-        dam = np.where(rank <= SLEEPING, dam * 2,
-                       np.where(rank < FIGHTING, tdiv_many(dam * 3, 2), dam))
+    any_material = bool(use.any())
+    if any_material:  # R-IMM-9: the wielded weapon's material, alone
+        material_immune = use & ((material & imm) != 0)
+        immune |= material_immune
+        reaches = (dam > 0) & ~material_immune
+    else:
+        reaches = dam > 0
     names = world.rules.defences.names
     unknown = set(names) - DEFENCES
     if unknown:
         raise ValueError(f"the vectorised round has no defence {sorted(unknown)[0]!r}")
-    defended, which = defence_chain(world, cols, a, v, dam > 0, gen, names)
+    defended, which = defence_chain(world, cols, a, v, reaches, gen, names)
     kept_kind = np.where(defended, DEFENDED, np.where(immune, IMMUNE, DAMAGE))
     kind = np.full(n, MISS, dtype=np.int64)
     kind[keep] = kept_kind
     out_dam = np.zeros(n, dtype=np.int64)
-    out_dam[keep] = np.where(kept_kind == DAMAGE, dam, 0)
+    lands = np.flatnonzero(reaches & ~defended)  # the others deal 0
+    if len(lands):
+        out_dam[keep[lands]] = finish_damage(content, cols, hits, victim_arrays, lands,
+                                             dam[lands], v[lands],
+                                             material[lands] if any_material else None)
     out_raw = np.zeros(n, dtype=np.int64)
     out_raw[keep] = raw
     out_which = np.full(n, -1, dtype=np.int64)
     out_which[keep] = which
-    counts = np.bincount(turn, minlength=len(attackers))
-    stop = np.cumsum(counts)
-    return Blows(turn, step, attackers[turn], victims[turn], kind, out_dam, out_raw,
-                 critical & hit, out_which, stop - counts, stop)
+    if extra:
+        counts = np.bincount(turn, minlength=len(attackers))
+        stop = np.cumsum(counts)
+        start = stop - counts
+        a_all, v_all = attackers[turn], victims[turn]
+    else:  # blow i is turn i's only one
+        start, stop = turn, turn + 1
+        a_all, v_all = attackers, victims
+    return Blows(turn, step, a_all, v_all, kind, out_dam, out_raw, critical & hit,
+                 out_which, start, stop)
 
 
-def np_resolve(mask: np.ndarray, imm: np.ndarray, res: np.ndarray, vuln: np.ndarray,
-               dam: np.ndarray) -> np.ndarray:
-    return resolve_many(mask, imm, res, vuln, dam)
+def finish_damage(content: Content, cols: Columns, hits: HitArrays, victims: VictimArrays,
+                  lands: np.ndarray, dam: np.ndarray, v: np.ndarray,
+                  material: np.ndarray | None) -> np.ndarray:
+    """The damage of the blows that land (`lands`: indexes into `hits`, each with damage
+    above 0 and not defended), from the protections before armor: armor (R-PROT-7,
+    armor model), the weapon's material (R-IMM-9), the victim's position (R-MELEE-4)."""
+    if content.fight.model == "armor":
+        column = hits.column[lands]
+        points = cols.armor[np.where(column >= 0, column, 0)
+                            if column.min(initial=0) < 0 else column, v]
+        dam = armor_cut(content, dam, column, points, hits.armor_use_level[lands],
+                        hits.spell_armor[lands], hits.has_source[lands],
+                        hits.source_level[lands], hits.pierce[lands],
+                        victims.modify_level[lands])
+    if material is not None:
+        use = (material != 0) & (dam > 0)
+        if use.any():
+            dam = np.where(use, resolve_many(material, victims.imm[lands],
+                                             victims.res[lands], victims.vuln[lands], dam),
+                           dam)
+    rank = cols.rank[v]
+    if (rank < FIGHTING).any():
+        dam = np.where(rank <= SLEEPING, dam * 2,
+                       np.where(rank < FIGHTING, tdiv_many(dam * 3, 2), dam))
+    return dam
 
 
 def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
@@ -394,135 +443,159 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
                   ) -> tuple[np.ndarray, np.ndarray]:
     """R-DEF-1..8 (defence.py): the chain in the registry's order; the first defence that
     succeeds ends the blow. Returns (defended, index of the defence). A defence's roll
-    is drawn only for the blows still undefended that it may stop."""
+    is drawn only for the blows still undefended that it may stop.
+
+    Each defence works on the blows still open to it (`P`, indexes of blows), not on
+    every blow: the same values for those, fewer passes over the others. The one roll
+    drawn for every blow (blind fighting, R-DEF-8, when a victim of the round is blind)
+    is drawn for every blow as before, and read where needed."""
     n = len(a)
     config = world.content.fight.defence
     player = cols.player[v] != 0
     npc = ~player
-    any_npc = npc.any()
+    any_npc = bool(npc.any())
     gap = cols.modify_level[v] - cols.modify_level[a]
-    half_gap = tdiv_many(gap, 2)
     affects = cols.affects[v]
     awake = (cols.rank[v] > SLEEPING) & ((affects & AFFECT_BITS["stun"]) == 0)
     weak = (affects & AFFECT_BITS["weak_stun"]) != 0
-    any_weak = weak.any()
+    any_weak = bool(weak.any())
     blind = (affects & AFFECT_BITS["blind"]) != 0
-    any_blind = blind.any()
-    blind_fighting = cols.learned[SKILL["blind_fighting"]][v]
-    profession = cols.profession[v]
-    fighter = profession == PROF_FIGHTER
+    any_blind = bool(blind.any())
     attacking = cols.wclass[a]
-    moves = cols.move[v] > 0
     remaining = reaches.copy()
     defended = np.zeros(n, dtype=bool)
     which = np.full(n, -1, dtype=np.int64)
-    npc_defences = cols.npc_defences[v] if any_npc else None
 
-    def base(name: str) -> tuple[np.ndarray, np.ndarray]:
-        effective = cols.learned[SKILL[name]][v]
+    def base(name: str, P: np.ndarray, vp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        effective = cols.learned[SKILL[name]][vp]
         if not any_npc:
             return effective > 1, effective
         flat = config.npc_dodge if name == "dodge" else config.npc_other
-        listed = (npc_defences & DEFENCE_BIT[name]) != 0
-        ok = np.where(npc, listed, effective > 1)
-        return ok, np.where(npc, flat, effective)
+        listed = (cols.npc_defences[vp] & DEFENCE_BIT[name]) != 0
+        npc_p = npc[P]
+        ok = np.where(npc_p, listed, effective > 1)
+        return ok, np.where(npc_p, flat, effective)
 
-    def adjust(name: str, chance: np.ndarray) -> np.ndarray:
+    def adjust(name: str, chance: np.ndarray, P: np.ndarray, vp: np.ndarray) -> np.ndarray:
         if name in WEAK_STUN_HALVES and any_weak:  # R-DEF-5
-            chance = np.where(weak, tdiv_many(chance, 2), chance)
+            chance = np.where(weak[P], tdiv_many(chance, 2), chance)
         if not any_blind:
             return chance
-        seen = (blind_fighting > 1) & (percent(gen.random(n)) < blind_fighting)  # R-DEF-8
+        blind_fighting = cols.learned[SKILL["blind_fighting"]][vp]
+        roll = percent(gen.random(n))[P]  # drawn for every blow, as always
+        seen = (blind_fighting > 1) & (roll < blind_fighting)  # R-DEF-8
         adjusted = np.where(seen, np.trunc(chance / 1.5).astype(np.int64),
                             tdiv_many(chance, 4))
-        return np.where(blind, adjusted, chance)
+        return np.where(blind[P], adjusted, chance)
 
-    def rolled(candidates: np.ndarray) -> np.ndarray:
-        """number_percent() for the candidate blows (the others' entries are unused)."""
-        roll = np.zeros(n, dtype=np.int64)
+    def settle(index: int, P: np.ndarray, candidates: np.ndarray, threshold: np.ndarray,
+               inclusive: bool = False) -> None:
+        """number_percent() for the candidates among P (in blow order), below (or at)
+        their threshold: defended by this defence."""
         where = np.flatnonzero(candidates)
-        roll[where] = percent(gen.random(len(where)))
-        return roll
+        roll = percent(gen.random(len(where)))
+        limit = threshold[where]
+        won = P[where[(roll <= limit) if inclusive else (roll < limit)]]
+        defended[won] = True
+        which[won] = index
+        remaining[won] = False
+
+    def open_to(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        P = np.flatnonzero(mask)
+        return P, v[P]
 
     for index, name in enumerate(names):
         if not remaining.any():  # every blow settled: nothing more is rolled
             break
         if name == "bat_swarm":  # R-DEF-2
-            candidates = remaining & ((affects & AFFECT_BITS["bat_swarm"]) != 0)
-            if not candidates.any():
+            P, vp = open_to(remaining & ((affects & AFFECT_BITS["bat_swarm"]) != 0))
+            if not len(P):
                 continue
-            success = candidates & (rolled(candidates) <= 50 + gap)
+            settle(index, P, np.ones(len(P), dtype=bool), 50 + gap[P], inclusive=True)
         elif name == "shield_block":
-            possible = (cols.shield[v] != 0) & awake & (attacking != WEAPON_WHIP) & remaining
-            if not possible.any():
+            P, vp = open_to((attacking != WEAPON_WHIP) & awake & remaining)
+            keep = cols.shield[vp] != 0
+            P, vp = P[keep], vp[keep]
+            if not len(P):
                 continue
-            ok, chance = base(name)
-            chance = np.where(npc, chance, tdiv_many(chance, 2) - 10 + np.where(fighter, 10, 0))
-            flail = player & (attacking == WEAPON_FLAIL)
+            ok, chance = base(name, P, vp)
+            player_p = player[P]
+            fighter = cols.profession[vp] == PROF_FIGHTER
+            chance = np.where(player_p, tdiv_many(chance, 2) - 10 + np.where(fighter, 10, 0),
+                              chance)
+            flail = player_p & (attacking[P] == WEAPON_FLAIL)
             if flail.any():
                 chance = np.where(flail, tdiv_many(chance, 2), chance)
-            chance = adjust(name, chance)
-            candidates = possible & ok & (npc | moves)
-            success = candidates & (rolled(candidates) < chance + gap)
+            chance = adjust(name, chance, P, vp)
+            candidates = ok & (~player_p | (cols.move[vp] > 0))
+            settle(index, P, candidates, chance + gap[P])
         elif name == "blink":  # R-DEF-6
-            ok, chance = base(name)
-            candidates = awake & ok & remaining
-            if not candidates.any():
+            P, vp = open_to(awake & remaining)
+            ok, chance = base(name, P, vp)
+            if not ok.any():
                 continue
-            half = np.where(npc, chance, tdiv_many(chance, 2))
-            chance = adjust(name, half) + half_gap
-            success = candidates & (rolled(candidates) < chance)
+            half = np.where(player[P], tdiv_many(chance, 2), chance)
+            chance = adjust(name, half, P, vp) + tdiv_many(gap[P], 2)
+            settle(index, P, ok, chance)
         elif name == "cross_block":
-            possible = ((cols.wield[v] != 0) & (cols.second[v] != 0) & awake & moves
-                        & remaining)
-            if not possible.any():
+            P, vp = open_to(awake & remaining)
+            keep = ((cols.wield[vp] != 0) & (cols.second[vp] != 0) & (cols.move[vp] > 0))
+            P, vp = P[keep], vp[keep]
+            if not len(P):
                 continue
-            ok, chance = base(name)
+            ok, chance = base(name, P, vp)
             third = tdiv_many(chance, 3)
-            chance = np.where(npc, chance, np.where(fighter, third + tdiv_many(third, 2), third))
-            chance = adjust(name, chance)
-            candidates = possible & ok
-            success = candidates & (rolled(candidates) < chance + gap)
+            fighter = cols.profession[vp] == PROF_FIGHTER
+            chance = np.where(player[P], np.where(fighter, third + tdiv_many(third, 2), third),
+                              chance)
+            chance = adjust(name, chance, P, vp)
+            settle(index, P, ok, chance + gap[P])
         elif name == "parry":
-            ok, chance = base(name)
-            candidates = awake & ok & ~(player & (cols.wclass[v] == WEAPON_NONE)) & remaining
-            candidates &= (attacking != WEAPON_FLAIL) & (attacking != WEAPON_WHIP)
-            if not candidates.any():
+            P, vp = open_to(awake & remaining & (attacking != WEAPON_FLAIL)
+                            & (attacking != WEAPON_WHIP))
+            player_p = player[P]
+            keep = ~(player_p & (cols.wclass[vp] == WEAPON_NONE))
+            P, vp, player_p = P[keep], vp[keep], player_p[keep]
+            ok, chance = base(name, P, vp)
+            if not ok.any():
                 continue
             half = tdiv_many(chance, 2)
-            chance = np.where(npc, chance, np.where(fighter, half + tdiv_many(half, 5), half))
-            chance = adjust(name, chance)
-            success = candidates & (rolled(candidates) < chance + gap)
+            fighter = cols.profession[vp] == PROF_FIGHTER
+            chance = np.where(player_p, np.where(fighter, half + tdiv_many(half, 5), half),
+                              chance)
+            chance = adjust(name, chance, P, vp)
+            settle(index, P, ok, chance + gap[P])
         elif name == "hand_block":
-            possible = (player & (cols.wclass[v] == WEAPON_NONE) & (cols.second[v] == 0)
-                        & awake & remaining)
-            if not possible.any():
+            P, vp = open_to(player & awake & remaining)
+            keep = (cols.wclass[vp] == WEAPON_NONE) & (cols.second[vp] == 0)
+            P, vp = P[keep], vp[keep]
+            if not len(P):
                 continue
-            ok, chance = base(name)
-            chance = np.where(profession == PROF_NINJA, tdiv_many(chance, 2),
+            ok, chance = base(name, P, vp)
+            chance = np.where(cols.profession[vp] == PROF_NINJA, tdiv_many(chance, 2),
                               tdiv_many(chance, 3))
-            chance = adjust(name, chance)
-            candidates = possible & ok
-            success = candidates & (rolled(candidates) < chance + gap)
+            chance = adjust(name, chance, P, vp)
+            settle(index, P, ok, chance + gap[P])
         elif name == "dodge":
-            ok, chance = base(name)
-            candidates = awake & ok & (npc | moves) & remaining
-            if not candidates.any():
+            P, vp = open_to(awake & remaining)
+            ok, chance = base(name, P, vp)
+            player_p = player[P]
+            ok &= ~player_p | (cols.move[vp] > 0)
+            if not ok.any():
                 continue
-            own = tdiv_many(chance, 2) + 2 * (cols.dexterity[v] - 20)
-            own = np.where(fighter, own + tdiv_many(own, 5),
+            profession = cols.profession[vp]
+            own = tdiv_many(chance, 2) + 2 * (cols.dexterity[vp] - 20)
+            own = np.where(profession == PROF_FIGHTER, own + tdiv_many(own, 5),
                            np.where((profession == PROF_THIEF) | (profession == PROF_NINJA),
                                     own + tdiv_many(own, 10),
                                     np.where(profession == PROF_ANTI, own - tdiv_many(own, 10),
                                              own)))
-            flail = (attacking == WEAPON_FLAIL) | (attacking == WEAPON_WHIP)
+            attacking_p = attacking[P]
+            flail = (attacking_p == WEAPON_FLAIL) | (attacking_p == WEAPON_WHIP)
             if flail.any():
                 own = np.where(flail, tdiv_many(own * 6, 5), own)
-            chance = adjust(name, np.where(npc, chance, own) if any_npc else own)
-            success = candidates & (rolled(candidates) < chance + half_gap)
+            chance = adjust(name, np.where(player_p, own, chance) if any_npc else own, P, vp)
+            settle(index, P, ok, chance + tdiv_many(gap[P], 2))
         else:
             raise ValueError(f"the vectorised round has no defence {name!r}")
-        defended |= success
-        which[success] = index
-        remaining &= ~success
     return defended, which

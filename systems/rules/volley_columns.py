@@ -228,6 +228,7 @@ class Columns:
     positions: list[str]       # each creature's position, as read
     fighting: list[str | None]  # whom each fights, as read
     ids: np.ndarray            # each creature's id (an object array)
+    armor: np.ndarray          # (4, n): armor_bash, _pierce, _slash, _exotic (a view)
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -472,8 +473,9 @@ class VolleyCache:
             raw["dazed"] = np.zeros(n, dtype=np.int64)
             learned = self.learned_plain[:, :n]
             weapon_skill = raw["plain_weapon_skill"]
+        first = COLUMN["armor_bash"]
         return Columns(raw, learned, weapon_skill, self.type_names, self.positions,
-                       self.fighting, self.id_array[:n])
+                       self.fighting, self.id_array[:n], table[first:first + 4, :n])
 
 
 _FIELDS_OF: dict[type, tuple[str, ...]] = {}

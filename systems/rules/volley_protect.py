@@ -111,7 +111,10 @@ class VictimArrays:
     imm: IntArray
     res: IntArray
     vuln: IntArray
-    armor: IntArray                 # shape (4, n): bash, pierce, slash, exotic (with gear)
+    armor: IntArray | None          # shape (4, n): bash, pierce, slash, exotic (with gear)
+    # or, instead, each hit's points in its own column (`armor[column, i]`), when the
+    # caller has them at hand (unused where the column is -1)
+    points: IntArray | None = None
 
 
 def resolve_many(mask: IntArray, imm: IntArray, res: IntArray, vuln: IntArray,
@@ -126,10 +129,11 @@ def resolve_many(mask: IntArray, imm: IntArray, res: IntArray, vuln: IntArray,
     return np.where(immune, 0, out)
 
 
-def protect_many(content: Content, hits: HitArrays, victims: VictimArrays
-                 ) -> tuple[IntArray, np.ndarray]:
+def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
+                 armor: bool = True) -> tuple[IntArray, np.ndarray]:
     """R-PROT-1..7 in order on every hit; returns (damage, immune). `immune` is the
-    immunity step's flag: it took a positive hit to 0."""
+    immunity step's flag: it took a positive hit to 0. `armor=False` stops before R-PROT-7
+    (the caller cuts armor itself, `armor_many`, on the hits it still needs)."""
     dam = hits.dam.astype(np.int64, copy=True)
     aff = victims.affects
     present = int(np.bitwise_or.reduce(aff)) if len(aff) else 0  # skip steps nobody has
@@ -179,40 +183,54 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays
     # R-PROT-6: above 10, *4/5.
     dam = np.where(dam > 10, tdiv_many(dam * 4, 5), dam)
     # R-PROT-7: armor (armor model only).
-    if content.fight.model == "armor":
+    if armor and content.fight.model == "armor":
         dam = armor_many(content, hits, victims, dam)
     return dam, immune
 
 
 def armor_many(content: Content, hits: HitArrays, victims: VictimArrays,
                dam: IntArray) -> IntArray:
+    """R-PROT-7 / R-HIT-7..9 for `protect_many`'s hits (`armor_cut`)."""
+    points = victims.points
+    if points is None and (hits.column >= 0).any():
+        assert victims.armor is not None
+        column = np.where(hits.column >= 0, hits.column, 0)
+        points = victims.armor[column, np.arange(len(dam))]
+    return armor_cut(content, dam, hits.column, points, hits.armor_use_level,
+                     hits.spell_armor, hits.has_source, hits.source_level, hits.pierce,
+                     victims.modify_level)
+
+
+def armor_cut(content: Content, dam: IntArray, column: IntArray, points: IntArray | None,
+              armor_use_level: IntArray, spell: np.ndarray, has_source: np.ndarray,
+              source_level: IntArray, pierce: IntArray, victim_level: IntArray
+              ) -> IntArray:
     """R-PROT-7 / R-HIT-7..9 exactly as `protections.armor` and `cut_fraction`: the
     victim loses floor(dam * cut) with cut = a^n / (a^n + k^n) capped, from the same
     rationals (unreduced numerators and denominators: the same quotient, so the same
-    floor). Products that could pass 2^62 are done in Python integers."""
+    floor). Products that could pass 2^62 are done in Python integers. Per hit (the
+    fields of HitArrays and VictimArrays): `points`, the victim's armor in the hit's
+    column (unused where the column is -1: the type passes armor). The cut is at most
+    99% (R-HIT-9), so a hit above 0 stays above 0."""
     exact = exact_armor(content.fight.armor)
-    use = (dam > 0) & (hits.column >= 0)
+    use = (dam > 0) & (column >= 0)
     if not use.any():
         return dam
+    assert points is not None
     n = len(dam)
-    column = np.where(hits.column >= 0, hits.column, 0)
-    points = victims.armor[column, np.arange(n)]
     # armor + bonus, bonus = armor_use_bonus * victim modify level: an / ad
     bonus = exact_knob_fraction(content.fight.armor.armor_use_bonus)
-    an = points * bonus[1] + bonus[0] * hits.armor_use_level
+    an = points * bonus[1] + bonus[0] * armor_use_level
     ad = np.full(n, bonus[1], dtype=np.int64)
     use &= an > 0  # R-HIT-9: no armor, no reduction (checked before the spell factor)
     sf = exact.spell_factor
-    spell = hits.spell_armor
     an = np.where(spell, an * sf.numerator, an)
     ad = np.where(spell, ad * sf.denominator, ad)
     # pierce pn / pd: effective hitroll / 10000, or source level * spell_pierce_level
     spl = exact.spell_pierce_level
-    pn = np.where(spell, np.where(hits.has_source, hits.source_level * spl.numerator, 0),
-                  hits.pierce)
+    pn = np.where(spell, np.where(has_source, source_level * spl.numerator, 0), pierce)
     pd = np.where(spell, spl.denominator, 10000)
     dl, dp = exact.dr_level, exact.dr_pierce
-    victim_level = victims.modify_level
     kd = dl.denominator * dp.denominator * pd
     kn = dl.numerator * victim_level * dp.denominator * pd + dp.numerator * pn * dl.denominator
     cap = exact.cap
