@@ -251,9 +251,10 @@ def protect(hit: Hit, world: World) -> None:
     """Run every registered protection step in order (R-PROT-8)."""
     steps = world.rules.protections
     pairs = steps.items()
-    if pairs is not _checked[0]:
-        _checked[:] = [pairs, pairs == default_protections().items()]
-    if not _checked[1]:
+    seen = _checked[0]  # one read: a (pairs, verdict) tuple stays whole across threads
+    if seen[0] is not pairs:
+        seen = _checked[0] = (pairs, pairs == default_protections().items())
+    if not seen[1]:
         for step in steps:
             step(hit, world)
         return
@@ -280,5 +281,5 @@ def protect(hit: Hit, world: World) -> None:
 
 
 # The registry last looked at (its pairs tuple, kept alive so its identity stays its own)
-# and whether it held the default steps in the default order.
-_checked: list[Any] = [None, False]
+# and whether it held the default steps in the default order, as one tuple.
+_checked: list[tuple[Any, bool]] = [(None, False)]
