@@ -240,19 +240,19 @@ class Plan:
             return
         cache = self.cache
         table = cache.table
-        size = cache.count
+        size = len(self.hurt)  # the rows when the plan was made (every row it names)
         victims, dam = self.blow_victim[b0:b1], self.dam[b0:b1]
+        # Whole columns (adding 0 changes nothing): no gathers, no scatters.
         hurt = np.bincount(victims, weights=dam, minlength=size).astype(np.int64)
-        rows = np.flatnonzero(hurt)
-        table[HP, rows] -= hurt[rows]
-        self.hurt[rows] = True
+        hit = hurt != 0
+        table[HP, :size] -= hurt
+        self.hurt |= hit
         attackers = self.blow_attacker[b0:b1]
         paid = np.bincount(attackers, minlength=size) * self.player_cost[:size]
-        payers = np.flatnonzero(paid)
-        if len(payers):  # plain players never run out mid-round
-            table[MOVE, payers] -= paid[payers]
-            self.moved[payers] = True
-        roused = rows[self.no_foe[rows]]
+        if paid.any():  # plain players never run out mid-round
+            table[MOVE, :size] -= paid
+            self.moved |= paid != 0
+        roused = np.flatnonzero(hit & self.no_foe)
         sheets = self.sheets
         for row in roused.tolist():
             sheet = sheets[row]
@@ -312,16 +312,18 @@ def refresh_moves(world: World, plan: Plan, fighters: np.ndarray, victims: np.nd
     rows = np.flatnonzero(wanted & (table[MOVE_PULSE, :cache.count] != pulse))
     if not len(rows):
         return
+    # every row: views, no gathers
+    index: slice | np.ndarray = slice(0, cache.count) if len(rows) == cache.count else rows
     config = world.content.fight.movement
-    ticks = pulse // config.tick_pulses - table[MOVE_PULSE, rows] // config.tick_pulses
-    level = table[COLUMN["level"], rows]
-    gain = np.where(table[COLUMN["player"], rows] != 0,
+    ticks = pulse // config.tick_pulses - table[MOVE_PULSE, index] // config.tick_pulses
+    level = table[COLUMN["level"], index]
+    gain = np.where(table[COLUMN["player"], index] != 0,
                     np.maximum(config.player_min, level), level)
-    move = table[MOVE, rows]
+    move = table[MOVE, index]
     grows = (ticks > 0) & (move < config.max_move)
-    table[MOVE, rows] = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
-    table[MOVE_PULSE, rows] = pulse
-    plan.moved[rows] = True
+    table[MOVE, index] = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
+    table[MOVE_PULSE, index] = pulse
+    plan.moved[index] = True
 
 
 def _hooked(world: World, sheet: Sheet) -> bool:

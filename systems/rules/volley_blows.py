@@ -23,10 +23,6 @@ from affray.systems.rules.protections import EVIL, GOOD
 from affray.systems.rules.tohit import FIGHTING, RESTING, SLEEPING
 from affray.systems.rules.volley_columns import (
     DEFENCE_BIT,
-    PROF_ANTI,
-    PROF_FIGHTER,
-    PROF_NINJA,
-    PROF_THIEF,
     SKILL,
     WEAPON_FLAIL,
     WEAPON_NONE,
@@ -167,9 +163,12 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
         blind_failed = blind & ~(percent(gen.random(n)) < blind_fighting)
     else:
         blind_failed = blind
-    hitroll = (cols.hitroll[a] * skill
-               * (100 + cols.str_hit[a]))
-    acc = knobs.base_w * cols.class_base[a] + hitroll / 10000
+    if cols.undazed:  # worked out per creature when it was read (the same operations)
+        hitroll, acc = cols.plain_pierce[a], cols.plain_acc[a]
+    else:
+        hitroll = (cols.hitroll[a] * skill
+                   * (100 + cols.str_hit[a]))
+        acc = knobs.base_w * cols.class_base[a] + hitroll / 10000
     ev = evasion_many(content, cols, v, blind_failed)
     chance = hit_chance_many(content, acc, ev)
     fight = content.fight
@@ -191,10 +190,8 @@ def evasion_many(content: Content, cols: Columns, v: np.ndarray,
                  blind_failed: np.ndarray) -> np.ndarray:
     """R-HIT-3 (tohit.evasion) in float64, the same operations in the same order."""
     knobs = content.fight.armor
-    level = cols.modify_level[v].astype(np.float64)
-    defensive = cols.dex_def[v]
-    value = (knobs.ev_level * level
-             + knobs.ev_dex * (-defensive) * np.minimum(1.0, level / 100.0))
+    # ev_level * level + ev_dex * (-dex defensive) * min(1, level / 100), per creature
+    value = cols.ev_base[v]
     halve = (cols.rank[v] < FIGHTING) | (cols.move[v] <= 0)
     if halve.any():
         value = np.where(halve, value / 2.0, value)
@@ -321,7 +318,7 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         turn, step = np.arange(len(attackers)), np.zeros(len(attackers), dtype=np.int64)
     a, v = attackers[turn], victims[turn]
     n = len(a)
-    skill = 20 + cols.weapon_skill[a]
+    skill = cols.plain_skill[a] if cols.undazed else 20 + cols.weapon_skill[a]
     # Each attacker's damage type (R-IMM-5) and what it means for armor and immunity.
     type_names = cols.type_names
     codes = cols.type_code[a]
@@ -346,7 +343,8 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         class_roll = percent(gen.random(len(a)))
         dam = np.where(divisor > 0,
                        dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
-    dam = dam + tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100)
+    dam = dam + (cols.plain_damroll[a] if cols.undazed
+                 else tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100))
     dam = dam + tdiv_many(dam * cols.str_dam[a], 100)
     numerator, denominator = content.fight.critical_multiplier
     kept_critical = critical[keep]
@@ -450,10 +448,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     drawn for every blow (blind fighting, R-DEF-8, when a victim of the round is blind)
     is drawn for every blow as before, and read where needed."""
     n = len(a)
-    config = world.content.fight.defence
     player = cols.player[v] != 0
-    npc = ~player
-    any_npc = bool(npc.any())
     gap = cols.modify_level[v] - cols.modify_level[a]
     affects = cols.affects[v]
     awake = (cols.rank[v] > SLEEPING) & ((affects & AFFECT_BITS["stun"]) == 0)
@@ -463,18 +458,19 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     any_blind = bool(blind.any())
     attacking = cols.wclass[a]
     remaining = reaches.copy()
-    defended = np.zeros(n, dtype=bool)
     which = np.full(n, -1, dtype=np.int64)
+    # The defences some defender of the round has, and its affects: a defence nobody
+    # has is skipped whole (it would roll nothing), unless its blindness adjustment
+    # draws a roll for every blow first (shield block, cross block, hand block check
+    # who has the defence after it).
+    present_ok = int(np.bitwise_or.reduce(cols.defence_ok[v])) if n else 0
+    present_affects = int(np.bitwise_or.reduce(affects)) if n else 0
 
-    def base(name: str, P: np.ndarray, vp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        effective = cols.learned[SKILL[name]][vp]
-        if not any_npc:
-            return effective > 1, effective
-        flat = config.npc_dodge if name == "dodge" else config.npc_other
-        listed = (cols.npc_defences[vp] & DEFENCE_BIT[name]) != 0
-        npc_p = npc[P]
-        ok = np.where(npc_p, listed, effective > 1)
-        return ok, np.where(npc_p, flat, effective)
+    def base(name: str, vp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each defender has the defence, and its chance from the defender
+        alone (volley_columns.defence_bases)."""
+        return ((cols.defence_ok[vp] & DEFENCE_BIT[name]) != 0,
+                cols.raw[f"{name}_chance"][vp])
 
     def adjust(name: str, chance: np.ndarray, P: np.ndarray, vp: np.ndarray) -> np.ndarray:
         if name in WEAK_STUN_HALVES and any_weak:  # R-DEF-5
@@ -496,7 +492,6 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
         roll = percent(gen.random(len(where)))
         limit = threshold[where]
         won = P[where[(roll <= limit) if inclusive else (roll < limit)]]
-        defended[won] = True
         which[won] = index
         remaining[won] = False
 
@@ -507,7 +502,13 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     for index, name in enumerate(names):
         if not remaining.any():  # every blow settled: nothing more is rolled
             break
+        bit = DEFENCE_BIT.get(name)
+        if bit is not None and not present_ok & bit and (
+                not any_blind or name in ("blink", "parry", "dodge")):
+            continue  # nobody has it: nothing is drawn
         if name == "bat_swarm":  # R-DEF-2
+            if not present_affects & AFFECT_BITS["bat_swarm"]:
+                continue
             P, vp = open_to(remaining & ((affects & AFFECT_BITS["bat_swarm"]) != 0))
             if not len(P):
                 continue
@@ -518,11 +519,8 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             P, vp = P[keep], vp[keep]
             if not len(P):
                 continue
-            ok, chance = base(name, P, vp)
+            ok, chance = base(name, vp)
             player_p = player[P]
-            fighter = cols.profession[vp] == PROF_FIGHTER
-            chance = np.where(player_p, tdiv_many(chance, 2) - 10 + np.where(fighter, 10, 0),
-                              chance)
             flail = player_p & (attacking[P] == WEAPON_FLAIL)
             if flail.any():
                 chance = np.where(flail, tdiv_many(chance, 2), chance)
@@ -531,10 +529,9 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             settle(index, P, candidates, chance + gap[P])
         elif name == "blink":  # R-DEF-6
             P, vp = open_to(awake & remaining)
-            ok, chance = base(name, P, vp)
+            ok, half = base(name, vp)
             if not ok.any():
                 continue
-            half = np.where(player[P], tdiv_many(chance, 2), chance)
             chance = adjust(name, half, P, vp) + tdiv_many(gap[P], 2)
             settle(index, P, ok, chance)
         elif name == "cross_block":
@@ -543,26 +540,17 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             P, vp = P[keep], vp[keep]
             if not len(P):
                 continue
-            ok, chance = base(name, P, vp)
-            third = tdiv_many(chance, 3)
-            fighter = cols.profession[vp] == PROF_FIGHTER
-            chance = np.where(player[P], np.where(fighter, third + tdiv_many(third, 2), third),
-                              chance)
+            ok, chance = base(name, vp)
             chance = adjust(name, chance, P, vp)
             settle(index, P, ok, chance + gap[P])
         elif name == "parry":
             P, vp = open_to(awake & remaining & (attacking != WEAPON_FLAIL)
                             & (attacking != WEAPON_WHIP))
-            player_p = player[P]
-            keep = ~(player_p & (cols.wclass[vp] == WEAPON_NONE))
-            P, vp, player_p = P[keep], vp[keep], player_p[keep]
-            ok, chance = base(name, P, vp)
+            keep = ~(player[P] & (cols.wclass[vp] == WEAPON_NONE))
+            P, vp = P[keep], vp[keep]
+            ok, chance = base(name, vp)
             if not ok.any():
                 continue
-            half = tdiv_many(chance, 2)
-            fighter = cols.profession[vp] == PROF_FIGHTER
-            chance = np.where(player_p, np.where(fighter, half + tdiv_many(half, 5), half),
-                              chance)
             chance = adjust(name, chance, P, vp)
             settle(index, P, ok, chance + gap[P])
         elif name == "hand_block":
@@ -571,31 +559,22 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             P, vp = P[keep], vp[keep]
             if not len(P):
                 continue
-            ok, chance = base(name, P, vp)
-            chance = np.where(cols.profession[vp] == PROF_NINJA, tdiv_many(chance, 2),
-                              tdiv_many(chance, 3))
+            ok, chance = base(name, vp)
             chance = adjust(name, chance, P, vp)
             settle(index, P, ok, chance + gap[P])
         elif name == "dodge":
             P, vp = open_to(awake & remaining)
-            ok, chance = base(name, P, vp)
+            ok, chance = base(name, vp)
             player_p = player[P]
             ok &= ~player_p | (cols.move[vp] > 0)
             if not ok.any():
                 continue
-            profession = cols.profession[vp]
-            own = tdiv_many(chance, 2) + 2 * (cols.dexterity[vp] - 20)
-            own = np.where(profession == PROF_FIGHTER, own + tdiv_many(own, 5),
-                           np.where((profession == PROF_THIEF) | (profession == PROF_NINJA),
-                                    own + tdiv_many(own, 10),
-                                    np.where(profession == PROF_ANTI, own - tdiv_many(own, 10),
-                                             own)))
             attacking_p = attacking[P]
-            flail = (attacking_p == WEAPON_FLAIL) | (attacking_p == WEAPON_WHIP)
-            if flail.any():
-                own = np.where(flail, tdiv_many(own * 6, 5), own)
-            chance = adjust(name, np.where(player_p, own, chance) if any_npc else own, P, vp)
+            flail = player_p & ((attacking_p == WEAPON_FLAIL) | (attacking_p == WEAPON_WHIP))
+            if flail.any():  # a player's own dodge x6/5 against a flail or whip
+                chance = np.where(flail, tdiv_many(chance * 6, 5), chance)
+            chance = adjust(name, chance, P, vp)
             settle(index, P, ok, chance + tdiv_many(gap[P], 2))
         else:
             raise ValueError(f"the vectorised round has no defence {name!r}")
-    return defended, which
+    return which >= 0, which

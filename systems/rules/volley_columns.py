@@ -87,7 +87,11 @@ _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_cod
             "target", "modify_level", "armor_bash", "armor_pierce", "armor_slash",
             "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill", "use_hand", "dmg_n",
             "dmg_s", "dmg_b", "class_base", "thac0_legacy", "str_hit", "str_dam", "dex_def",
-            "blow_cost")
+            "blow_cost", "plain_skill", "plain_pierce", "plain_damroll", "defence_ok",
+            *(f"{name}_chance" for name in DEFENCE_BIT))
+# Float columns worked out when a row is read (`VolleyCache.floats`).
+FLOATS = ("plain_acc", "ev_base")
+FLOAT = {name: i for i, name in enumerate(FLOATS)}
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
 # The event fields that name a creature (events.py): a creature an event names may have
@@ -198,6 +202,55 @@ def _defence_mask(names: tuple[str, ...]) -> int:
     return mask
 
 
+def defence_bases(world: World, learned: np.ndarray, raw: dict[str, np.ndarray]
+                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """What each defence of the chain takes from the defender alone (defence.py, R-DEF-1..8):
+    whether it has the defence (`defence_ok`, DEFENCE_BIT bits: an NPC's template lists
+    it, a player's effective skill is above 1) and its chance before the weak stun and
+    blindness adjustments, the attacker's weapon and the level gap: an NPC's flat chance
+    (`npc_dodge`, `npc_other`); a player's from its effective skill (`learned`, rows of
+    SKILLS) as volley_blows.defence_chain worked it out per blow: shield block
+    skill/2 - 10 (+10 a fighter), blink skill/2, cross block skill/3 (+ half of it a
+    fighter), parry skill/2 (+ a fifth of it a fighter), hand block the chance /2 a
+    ninja else /3 (an NPC's flat chance too), dodge skill/2 + 2 (dex - 20), +1/5 a
+    fighter, +1/10 a thief or ninja, -1/10 an anti-paladin."""
+    config = world.content.fight.defence
+    npc = raw["player"] == 0
+    profession = raw["profession"]
+    fighter = profession == PROF_FIGHTER
+    listed = raw["npc_defences"]
+    ok = np.zeros(len(npc), dtype=np.int64)
+    chances: dict[str, np.ndarray] = {}
+    for name, bit in DEFENCE_BIT.items():
+        effective = learned[SKILL[name]]
+        ok |= np.where(npc, (listed & bit) != 0, effective > 1) * bit
+        flat = config.npc_dodge if name == "dodge" else config.npc_other
+        if name == "shield_block":
+            own = tdiv_many(effective, 2) - 10 + np.where(fighter, 10, 0)
+        elif name == "blink":
+            own = tdiv_many(effective, 2)
+        elif name == "cross_block":
+            third = tdiv_many(effective, 3)
+            own = np.where(fighter, third + tdiv_many(third, 2), third)
+        elif name == "parry":
+            half = tdiv_many(effective, 2)
+            own = np.where(fighter, half + tdiv_many(half, 5), half)
+        elif name == "hand_block":
+            chance = np.where(npc, flat, effective)
+            chances[name] = np.where(profession == PROF_NINJA, tdiv_many(chance, 2),
+                                     tdiv_many(chance, 3))
+            continue
+        else:  # dodge
+            own = tdiv_many(effective, 2) + 2 * (raw["dexterity"] - 20)
+            own = np.where(fighter, own + tdiv_many(own, 5),
+                           np.where((profession == PROF_THIEF) | (profession == PROF_NINJA),
+                                    own + tdiv_many(own, 10),
+                                    np.where(profession == PROF_ANTI, own - tdiv_many(own, 10),
+                                             own)))
+        chances[name] = np.where(npc, flat, own)
+    return ok, chances
+
+
 def effective_many(learned: np.ndarray, dazed: np.ndarray | bool) -> np.ndarray:
     """`skills.effective_skill` for arrays (not a spell): 0 stays 0; dazed x2/3;
     clamped 0..100."""
@@ -229,6 +282,9 @@ class Columns:
     fighting: list[str | None]  # whom each fights, as read
     ids: np.ndarray            # each creature's id (an object array)
     armor: np.ndarray          # (4, n): armor_bash, _pierce, _slash, _exotic (a view)
+    undazed: bool              # nobody dazed: the `plain_*` columns are this round's
+    plain_acc: np.ndarray      # R-HIT-2's accuracy, undazed (float)
+    ev_base: np.ndarray        # R-HIT-3's evasion before position, blindness, sluggishness
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -264,6 +320,7 @@ class VolleyCache:
         self.table = np.zeros((len(NAMES), 0), dtype=np.int64)
         self.learned_raw = np.zeros((len(SKILLS), 0), dtype=np.int64)
         self.learned_plain = np.zeros((len(SKILLS), 0), dtype=np.int64)
+        self.floats = np.zeros((len(FLOATS), 0), dtype=np.float64)
         self.positions: list[str] = []
         self.fighting: list[str | None] = []
         self.ids: list[str] = []
@@ -374,6 +431,9 @@ class VolleyCache:
         ids = np.empty(capacity, dtype=object)
         ids[:len(self.id_array)] = self.id_array
         self.id_array = ids
+        floats = np.zeros((len(FLOATS), capacity), dtype=np.float64)
+        floats[:, :self.floats.shape[1]] = self.floats
+        self.floats = floats
         for name in ("table", "learned_raw", "learned_plain"):
             old = getattr(self, name)
             grown = np.zeros((old.shape[0], capacity), dtype=np.int64)
@@ -453,9 +513,41 @@ class VolleyCache:
             learned[where[:, 0], where[:, 1]] = where[:, 2]
         self.learned_raw[:, rows] = learned
         self.learned_plain[:, rows] = effective_many(learned, False)
+        ok, chances = defence_bases(world, self.learned_plain[:, rows],
+                                    {name: table[COLUMN[name], rows] for name in
+                                     ("player", "profession", "dexterity", "npc_defences")})
+        put("defence_ok", ok)
+        for name, chance in chances.items():
+            put(f"{name}_chance", chance)
         raw = {name: table[COLUMN[name], rows] for name in
                ("weapon_learned", "player", "wield", "level")}
         put("plain_weapon_skill", weapon_skill_many(raw, False))
+        self._put_attack_constants(world, rows)
+
+    def _put_attack_constants(self, world: World, rows: np.ndarray) -> None:
+        """What a blow takes from its attacker alone, or from its victim alone, with the
+        blow's own operations in the blow's order (volley_blows), so the values are the
+        same: the blow skill, R-HIT-7's effective hitroll, R-HIT-2's accuracy and the
+        damroll term of R-MELEE-3, undazed (`plain_*`: a round with anyone dazed works
+        them out again); R-HIT-3's evasion before position, blindness and sluggishness."""
+        table = self.table
+
+        def get(name: str) -> np.ndarray:
+            return table[COLUMN[name], rows]
+
+        skill = 20 + get("plain_weapon_skill")
+        pierce = get("hitroll") * skill * (100 + get("str_hit"))
+        table[COLUMN["plain_skill"], rows] = skill
+        table[COLUMN["plain_pierce"], rows] = pierce
+        table[COLUMN["plain_damroll"], rows] = tdiv_many(
+            get("damroll") * np.minimum(100, skill), 100)
+        knobs = world.content.fight.armor
+        self.floats[FLOAT["plain_acc"], rows] = (knobs.base_w * get("class_base")
+                                                 + pierce / 10000)
+        level = get("modify_level").astype(np.float64)
+        self.floats[FLOAT["ev_base"], rows] = (
+            knobs.ev_level * level
+            + knobs.ev_dex * (-get("dex_def")) * np.minimum(1.0, level / 100.0))
 
     # -- the round's view --------------------------------------------------------------
     def columns(self, world: World) -> Columns:
@@ -465,17 +557,25 @@ class VolleyCache:
         raw = {name: table[i, :n] for i, name in enumerate(NAMES)}
         lag = world.lag
         dazed = (lag.daze[raw["slot"]] > 0) if lag.dazed else None
-        if dazed is not None and dazed.any():
+        undazed = dazed is None or not dazed.any()
+        if not undazed:
+            assert dazed is not None
             raw["dazed"] = dazed.astype(np.int64)
             learned = effective_many(self.learned_raw[:, :n], dazed)
             weapon_skill = weapon_skill_many(raw, dazed)
+            ok, chances = defence_bases(world, learned, raw)  # with this round's daze
+            raw["defence_ok"] = ok
+            for name, chance in chances.items():
+                raw[f"{name}_chance"] = chance
         else:
             raw["dazed"] = np.zeros(n, dtype=np.int64)
             learned = self.learned_plain[:, :n]
             weapon_skill = raw["plain_weapon_skill"]
         first = COLUMN["armor_bash"]
         return Columns(raw, learned, weapon_skill, self.type_names, self.positions,
-                       self.fighting, self.id_array[:n], table[first:first + 4, :n])
+                       self.fighting, self.id_array[:n], table[first:first + 4, :n],
+                       undazed, self.floats[FLOAT["plain_acc"], :n],
+                       self.floats[FLOAT["ev_base"], :n])
 
 
 _FIELDS_OF: dict[type, tuple[str, ...]] = {}

@@ -67,6 +67,8 @@ def tdiv_many(numerator: IntArray, denominator: int | IntArray) -> IntArray:
         return numerator
     low = numerator.min()
     if low >= 0:
+        if type(denominator) is int and denominator > 0 and not denominator & (denominator - 1):
+            return numerator >> (denominator.bit_length() - 1)  # a power of two: a shift
         return numerator // denominator
     if low > -_EXACT and numerator.max() < _EXACT:
         quotient = numerator / denominator
