@@ -171,9 +171,12 @@ class Plan:
         self.blow_attacker = blows.attacker
         self.dam = blows.dam
         self.blow_step = blows.step
-        self.turn_dam = np.add.reduceat(blows.dam, self.start) if len(blows.dam) else \
-            np.zeros(len(chosen), dtype=np.int64)
-        self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
+        if len(blows.dam) == len(chosen):  # one blow a turn: blow t is turn t's
+            self.turn_dam = blows.dam
+        else:
+            self.turn_dam = np.add.reduceat(blows.dam, self.start) if len(blows.dam) else \
+                np.zeros(len(chosen), dtype=np.int64)
+            self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
         self.player_cost = cols.blow_cost
         self.positions = cols.positions
         self._breaks()
@@ -203,6 +206,9 @@ class Plan:
             cumulative[order] = total - before
         lethal = (dam > 0) & (self.hp[victim] - cumulative <= 0)
         gap = np.r_[False, self.chosen[1:] != self.chosen[:-1] + 1]
+        if not lethal.any() and not gap.any():  # one run to the end
+            self.next_stop = np.full(count, count, dtype=np.int64)
+            return
         index = np.arange(count)
         next_lethal = np.minimum.accumulate(np.where(lethal, index, count)[::-1])[::-1]
         next_gap = np.minimum.accumulate(np.where(gap, index, count)[::-1])[::-1]
