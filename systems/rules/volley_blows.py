@@ -24,6 +24,7 @@ from affray.systems.rules.tohit import FIGHTING, RESTING, SLEEPING
 from affray.systems.rules.volley_columns import (
     DEFENCE_BIT,
     SKILL,
+    TRAIT,
     WEAPON_FLAIL,
     WEAPON_NONE,
     WEAPON_WHIP,
@@ -154,22 +155,26 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     in 1/10000ths (R-HIT-7's pierce) and whether armor use succeeded (R-HIT-3)."""
     knobs = content.fight.armor
     n = len(a)
-    armor_use = cols.learned[SKILL["armor_use"]][v]
-    uses = armor_use > 1
-    use_ok = (uses & (percent(gen.random(n)) < armor_use)) if uses.any() else uses
-    blind = (cols.affects[a] & AFFECT_BITS["blind"]) != 0
-    if blind.any():
+    attacker_traits, victim_traits = traits_of(cols, a)[0], traits_of(cols, v)[0]
+    if victim_traits & TRAIT["armor_use"]:  # else no victim's armor use is above 1
+        armor_use = cols.learned[SKILL["armor_use"]][v]
+        uses = armor_use > 1
+        use_ok = (uses & (percent(gen.random(n)) < armor_use)) if uses.any() else uses
+    else:
+        use_ok = np.zeros(n, dtype=bool)
+    if attacker_traits & TRAIT["blind"]:
+        blind = (cols.affects[a] & AFFECT_BITS["blind"]) != 0
         blind_fighting = cols.learned[SKILL["blind_fighting"]][a]
         blind_failed = blind & ~(percent(gen.random(n)) < blind_fighting)
     else:
-        blind_failed = blind
+        blind_failed = np.zeros(n, dtype=bool)
     if cols.undazed:  # worked out per creature when it was read (the same operations)
         hitroll, acc = cols.plain_pierce[a], cols.plain_acc[a]
     else:
         hitroll = (cols.hitroll[a] * skill
                    * (100 + cols.str_hit[a]))
         acc = knobs.base_w * cols.class_base[a] + hitroll / 10000
-    ev = evasion_many(content, cols, v, blind_failed)
+    ev = evasion_many(content, cols, v, blind_failed, victim_traits)
     chance = hit_chance_many(content, acc, ev)
     fight = content.fight
     miss, crit = fight.auto_miss_in_20, fight.auto_critical_in_20
@@ -178,7 +183,7 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     middle = gen.random(n) < (chance - crit_share) / middle_share
     low, top = face < miss, face >= 20 - crit
     if low.any():
-        hobbit = cols.hobbit[a] != 0
+        hobbit = (cols.hobbit[a] != 0) if attacker_traits & TRAIT["hobbit"] else False
         hit = np.where(low, hobbit, top | middle)
         critical = np.where(low, hobbit, top)
     else:
@@ -187,18 +192,21 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
 
 
 def evasion_many(content: Content, cols: Columns, v: np.ndarray,
-                 blind_failed: np.ndarray) -> np.ndarray:
-    """R-HIT-3 (tohit.evasion) in float64, the same operations in the same order."""
+                 blind_failed: np.ndarray, traits: int) -> np.ndarray:
+    """R-HIT-3 (tohit.evasion) in float64, the same operations in the same order.
+    `traits`: the TRAIT bits some victim has."""
     knobs = content.fight.armor
     # ev_level * level + ev_dex * (-dex defensive) * min(1, level / 100), per creature
     value = cols.ev_base[v]
-    halve = (cols.rank[v] < FIGHTING) | (cols.move[v] <= 0)
+    halve = cols.move[v] <= 0
+    if traits & TRAIT["low_rank"]:
+        halve |= cols.rank[v] < FIGHTING
     if halve.any():
         value = np.where(halve, value / 2.0, value)
     if blind_failed.any():
         value = np.where(blind_failed, value * knobs.blind_factor, value)
-    sluggish = cols.sluggish[v]
-    if sluggish.any():
+    if traits & TRAIT["sluggish"]:
+        sluggish = cols.sluggish[v]
         status = content.statuses["sluggish"]
         factor = np.maximum(status.evasion_floor, 1.0 - status.evasion_per_degree * sluggish)
         value = np.where(sluggish != 0, value * factor, value)
@@ -253,40 +261,53 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     dice x skill/100; bare-handed number_range(1 + 4 skill/100, (2L/3) skill/100);
     x21/20 with a weapon and no shield; sharp and holy weapons."""
     n = len(a)
-    use_hand = cols.use_hand[a] != 0
+    traits = cols.traits[a]
+    some, every = traits_of(cols, a, traits)
     count, size = cols.dmg_n[a], cols.dmg_s[a]
     width = int(count.max(initial=0))
     if width > 0:
         rolled = roll_dice(count, size, gen.random((n, width))) + cols.dmg_b[a]
     else:
         rolled = cols.dmg_b[a]
-    has_weapon_dice = cols.has_dice[a] != 0
-    dam = np.where(has_weapon_dice, tdiv_many(rolled * skill, 100), 0)
-    bare_hands = ~use_hand & ~has_weapon_dice
-    if bare_hands.any():
-        level = cols.level[a]
-        low = 1 + tdiv_many(4 * skill, 100)
-        high = tdiv_many(tdiv_many(2 * level, 3) * skill, 100)
-        bare = np.where(low >= high, low,
-                        low + (gen.random(n) * (high - low + 1)).astype(np.int64))
-        dam = np.where(bare_hands, bare, dam)
-    if use_hand.any():
-        dam = np.where(use_hand, rolled, dam)
-    armed = cols.wield[a] != 0
-    unshielded = armed & (cols.shield[a] == 0)
-    if unshielded.any():
-        dam = np.where(unshielded, tdiv_many(dam * 21, 20), dam)
-    sharp = armed & (cols.sharp[a] != 0)
-    if sharp.any():
+    if every & TRAIT["has_dice"]:  # every blow's weapon has dice
+        dam = tdiv_many(rolled * skill, 100)
+    else:
+        dam = np.where((traits & TRAIT["has_dice"]) != 0, tdiv_many(rolled * skill, 100), 0)
+        bare_hands = (traits & (TRAIT["use_hand"] | TRAIT["has_dice"])) == 0
+        if bare_hands.any():
+            level = cols.level[a]
+            low = 1 + tdiv_many(4 * skill, 100)
+            high = tdiv_many(tdiv_many(2 * level, 3) * skill, 100)
+            bare = np.where(low >= high, low,
+                            low + (gen.random(n) * (high - low + 1)).astype(np.int64))
+            dam = np.where(bare_hands, bare, dam)
+    if some & TRAIT["use_hand"]:
+        dam = np.where((traits & TRAIT["use_hand"]) != 0, rolled, dam)
+    if some & TRAIT["wield"] and not every & TRAIT["shield"]:
+        unshielded = (traits & (TRAIT["wield"] | TRAIT["shield"])) == TRAIT["wield"]
+        if unshielded.any():
+            dam = np.where(unshielded, tdiv_many(dam * 21, 20), dam)
+    if some & TRAIT["sharp"]:  # wielded and sharp
+        sharp = (traits & TRAIT["sharp"]) != 0
         p = percent(gen.random(n))
         sharp &= p <= tdiv_many(skill, 8)
         dam = np.where(sharp, 2 * dam + tdiv_many(dam * 2 * p, 100), dam)
-    holy = armed & (cols.holy[a] != 0)
-    if holy.any():
-        holy &= ((cols.alignment[a] > GOOD) & (cols.alignment[v] < EVIL)
-                 & (percent(gen.random(n)) < 30))
+    if some & TRAIT["holy"]:  # wielded and holy
+        holy = ((traits & TRAIT["holy"]) != 0) & (
+            (cols.alignment[a] > GOOD) & (cols.alignment[v] < EVIL)
+            & (percent(gen.random(n)) < 30))
         dam = np.where(holy, dam + tdiv_many(dam * 120, 100), dam)
     return dam
+
+
+def traits_of(cols: Columns, rows: np.ndarray, traits: np.ndarray | None = None
+              ) -> tuple[int, int]:
+    """The TRAIT bits some of these creatures have, and those all of them have."""
+    if not len(rows):
+        return 0, 0
+    if traits is None:
+        traits = cols.traits[rows]
+    return int(np.bitwise_or.reduce(traits)), int(np.bitwise_and.reduce(traits))
 
 
 def type_table(content: Content, type_names: list[str]) -> np.ndarray:
@@ -338,11 +359,15 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     column, imm_bits = per_type[:, 0], per_type[:, 1]
     # R-MELEE-3: damage calculation.
     dam = base_damage(content, cols, a, v, skill, gen)
-    divisor = cols.divisor[a]
-    if (divisor > 0).any():
+    some, every = traits_of(cols, a)
+    if some & TRAIT["class_divisor"]:  # a player's class bonus
+        divisor = cols.divisor[a]
         class_roll = percent(gen.random(len(a)))
-        dam = np.where(divisor > 0,
-                       dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
+        if every & TRAIT["class_divisor"]:
+            dam = dam + tdiv_many(dam * class_roll, divisor)
+        else:
+            dam = np.where(divisor > 0,
+                           dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
     dam = dam + (cols.plain_damroll[a] if cols.undazed
                  else tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100))
     dam = dam + tdiv_many(dam * cols.str_dam[a], 100)
@@ -451,7 +476,11 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     player = cols.player[v] != 0
     gap = cols.modify_level[v] - cols.modify_level[a]
     affects = cols.affects[v]
-    awake = (cols.rank[v] > SLEEPING) & ((affects & AFFECT_BITS["stun"]) == 0)
+    if traits_of(cols, v)[0] & TRAIT["unaware"]:
+        awake: np.ndarray | bool = ((cols.rank[v] > SLEEPING)
+                                    & ((affects & AFFECT_BITS["stun"]) == 0))
+    else:  # every defender awake and not stunned
+        awake = True
     weak = (affects & AFFECT_BITS["weak_stun"]) != 0
     any_weak = bool(weak.any())
     blind = (affects & AFFECT_BITS["blind"]) != 0

@@ -35,8 +35,8 @@ import numpy as np
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules.blow import CLASS_DIVISOR
 from affray.systems.rules.defence import FIGHTERS
-from affray.systems.rules.tohit import POSITION_RANK
-from affray.systems.rules.volley_protect import affect_mask, tdiv_many
+from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
+from affray.systems.rules.volley_protect import AFFECT_BITS, affect_mask, tdiv_many
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -87,8 +87,13 @@ _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_cod
             "target", "modify_level", "armor_bash", "armor_pierce", "armor_slash",
             "armor_exotic", "imm", "res", "vuln", "plain_weapon_skill", "use_hand", "dmg_n",
             "dmg_s", "dmg_b", "class_base", "thac0_legacy", "str_hit", "str_dam", "dex_def",
-            "blow_cost", "plain_skill", "plain_pierce", "plain_damroll", "defence_ok",
+            "blow_cost", "plain_skill", "plain_pierce", "plain_damroll", "traits", "defence_ok",
             *(f"{name}_chance" for name in DEFENCE_BIT))
+# Bits of the `traits` column: what a creature's blows (or the blows against it) may need
+# worked out, so a round skips a step none of its creatures has (volley_blows).
+TRAIT = {name: 1 << i for i, name in enumerate((
+    "use_hand", "has_dice", "wield", "shield", "sharp", "holy", "hobbit", "class_divisor",
+    "low_rank", "sluggish", "armor_use", "blind", "unaware"))}
 # Float columns worked out when a row is read (`VolleyCache.floats`).
 FLOATS = ("plain_acc", "ev_base")
 FLOAT = {name: i for i, name in enumerate(FLOATS)}
@@ -535,6 +540,21 @@ class VolleyCache:
         def get(name: str) -> np.ndarray:
             return table[COLUMN[name], rows]
 
+        wield = get("wield") != 0
+        traits = ((get("use_hand") != 0) * TRAIT["use_hand"]
+                  | (get("has_dice") != 0) * TRAIT["has_dice"]
+                  | wield * TRAIT["wield"] | (get("shield") != 0) * TRAIT["shield"]
+                  | (wield & (get("sharp") != 0)) * TRAIT["sharp"]
+                  | (wield & (get("holy") != 0)) * TRAIT["holy"]
+                  | (get("hobbit") != 0) * TRAIT["hobbit"]
+                  | (get("divisor") > 0) * TRAIT["class_divisor"]
+                  | (get("rank") < POSITION_RANK["fighting"]) * TRAIT["low_rank"]
+                  | (get("sluggish") != 0) * TRAIT["sluggish"]
+                  | (self.learned_plain[SKILL["armor_use"], rows] > 1) * TRAIT["armor_use"]
+                  | ((get("affects") & AFFECT_BITS["blind"]) != 0) * TRAIT["blind"]
+                  | ((get("rank") <= SLEEPING)
+                     | ((get("affects") & AFFECT_BITS["stun"]) != 0)) * TRAIT["unaware"])
+        table[COLUMN["traits"], rows] = traits
         skill = 20 + get("plain_weapon_skill")
         pierce = get("hitroll") * skill * (100 + get("str_hit"))
         table[COLUMN["plain_skill"], rows] = skill
