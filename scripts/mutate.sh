@@ -25,7 +25,7 @@ declare -A tests=(
   [tohit]="tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py"
   [damage]="tests/test_fidelity_positions.py tests/test_melee.py tests/test_protections.py"
   [blow]="tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py"
-  [defence]="tests/test_fidelity_defence.py tests/test_defence.py"
+  [defence]="tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py"
 )
 [[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
 if [[ ! -d "$dir/_pkg" || -n "${MUTATE_REFRESH:-}" ]]; then
