@@ -22,6 +22,7 @@ from affray.systems.rules.defence import WEAK_STUN_HALVES
 from affray.systems.rules.protections import EVIL, GOOD
 from affray.systems.rules.tohit import FIGHTING, RESTING, SLEEPING
 from affray.systems.rules.volley_columns import (
+    ATTACK_SKILLS,
     DEFENCE_BIT,
     SKILL,
     TRAIT,
@@ -97,17 +98,26 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
     affects = cols.affects[attackers]
     steps = np.zeros((n, STEPS), dtype=bool)
     steps[:, 0] = True
+    present = int(np.bitwise_or.reduce(affects)) if n else 0  # skip what nobody has
     slow = (affects & AFFECT_BITS["slow"]) != 0
-    quick = ((affects & AFFECT_BITS["haste"]) != 0) & ~slow
-    steps[:, 1] = quick
-    extra = bool(quick.any())
+    any_slow = bool(present & AFFECT_BITS["slow"])
+    extra = False
+    if present & AFFECT_BITS["haste"]:
+        quick = ((affects & AFFECT_BITS["haste"]) != 0) & ~slow
+        steps[:, 1] = quick
+        extra = bool(quick.any())
+    skills = traits_of(cols, attackers)[0]  # attack skills learned (undazed)
+    if not skills & ATTACK_SKILLS:
+        return steps, extra
     player = cols.player[attackers] != 0
     halved = world.content.fight.stun.weak_stun_halves
     weak = (affects & AFFECT_BITS["weak_stun"]) != 0
-    any_weak, any_slow = weak.any(), slow.any()
+    any_weak = bool(present & AFFECT_BITS["weak_stun"])
     for j, (name, player_divisor) in enumerate(PLAYER_EXTRA):
         npc_entry = NPC_EXTRA[j] if j < len(NPC_EXTRA) else (name, 1)
         assert npc_entry[0] == name  # the two tables list the skills in the same order
+        if not skills & TRAIT[name]:  # nobody learned it: no blow, nothing rolled
+            continue
         effective = cols.learned[SKILL[name]][attackers]
         learned = effective > 0
         if not learned.any():  # nobody has it: no blow, nothing rolled
@@ -337,7 +347,7 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         turn, step = np.nonzero(steps)  # row-major: round order
     else:  # one blow each
         turn, step = np.arange(len(attackers)), np.zeros(len(attackers), dtype=np.int64)
-    a, v = attackers[turn], victims[turn]
+    a, v = (attackers[turn], victims[turn]) if extra else (attackers, victims)
     n = len(a)
     skill = cols.plain_skill[a] if cols.undazed else 20 + cols.weapon_skill[a]
     # Each attacker's damage type (R-IMM-5) and what it means for armor and immunity.
@@ -355,7 +365,12 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         use_ok = np.zeros(n, dtype=bool)
     keep = np.flatnonzero(hit)
     a, v, skill = a[keep], v[keep], skill[keep]
-    per_type = type_table(content, type_names)[codes[keep]]
+    kept_codes = codes[keep]
+    types = type_table(content, type_names)
+    if len(keep) and kept_codes.min() == kept_codes.max():  # one damage type for all
+        per_type = np.broadcast_to(types[kept_codes[0]], (len(keep), types.shape[1]))
+    else:
+        per_type = types[kept_codes]
     column, imm_bits = per_type[:, 0], per_type[:, 1]
     # R-MELEE-3: damage calculation.
     dam = base_damage(content, cols, a, v, skill, gen)

@@ -93,7 +93,10 @@ _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_cod
 # worked out, so a round skips a step none of its creatures has (volley_blows).
 TRAIT = {name: 1 << i for i, name in enumerate((
     "use_hand", "has_dice", "wield", "shield", "sharp", "holy", "hobbit", "class_divisor",
-    "low_rank", "sluggish", "armor_use", "blind", "unaware"))}
+    "low_rank", "sluggish", "armor_use", "blind", "unaware", "second_attack",
+    "third_attack", "fourth_attack", "fifth_attack"))}
+ATTACK_SKILLS = (TRAIT["second_attack"] | TRAIT["third_attack"] | TRAIT["fourth_attack"]
+                 | TRAIT["fifth_attack"])
 # Float columns worked out when a row is read (`VolleyCache.floats`).
 FLOATS = ("plain_acc", "ev_base")
 FLOAT = {name: i for i, name in enumerate(FLOATS)}
@@ -554,6 +557,8 @@ class VolleyCache:
                   | ((get("affects") & AFFECT_BITS["blind"]) != 0) * TRAIT["blind"]
                   | ((get("rank") <= SLEEPING)
                      | ((get("affects") & AFFECT_BITS["stun"]) != 0)) * TRAIT["unaware"])
+        for name in ("second_attack", "third_attack", "fourth_attack", "fifth_attack"):
+            traits |= (self.learned_plain[SKILL[name], rows] > 0) * TRAIT[name]
         table[COLUMN["traits"], rows] = traits
         skill = 20 + get("plain_weapon_skill")
         pierce = get("hitroll") * skill * (100 + get("str_hit"))
