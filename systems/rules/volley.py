@@ -241,7 +241,8 @@ class Plan:
         movement (in the columns; `flush` writes the components), and a target that
         fought no one starts fighting its first hurter."""
         b0, b1 = int(self.start[turn]), int(self.stop[turn + count - 1])
-        world.events.extend(self.events[b0:b1])
+        events = self.events
+        world.events.extend(events if b0 == 0 and b1 == len(events) else events[b0:b1])
         if b1 <= b0:
             return
         cache = self.cache

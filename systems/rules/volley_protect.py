@@ -144,14 +144,18 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
     # resistance - dam*2/5.
     if present & (bit("sanctuary") | bit("stardust") | bit("dark_shroud") | bit("resistance")):
         sanct = has("sanctuary") | has("stardust")
-        shroud = ~sanct & has("dark_shroud")
-        resist = ~sanct & ~shroud & has("resistance")
         dam = np.where(sanct, tdiv_many(dam, 2), dam)
-        if shroud.any():
-            dam = np.where(shroud, np.where(has("clan_guard"), tdiv_many(dam, 2),
-                                            tdiv_many(dam * 6, 10)), dam)
-        if resist.any():
-            dam = np.where(resist, dam - tdiv_many(dam * 2, 5), dam)
+        if present & bit("dark_shroud"):
+            shroud = ~sanct & has("dark_shroud")
+            if shroud.any():
+                dam = np.where(shroud, np.where(has("clan_guard"), tdiv_many(dam, 2),
+                                                tdiv_many(dam * 6, 10)), dam)
+        else:
+            shroud = np.zeros(len(dam), dtype=bool)
+        if present & bit("resistance"):
+            resist = ~sanct & ~shroud & has("resistance")
+            if resist.any():
+                dam = np.where(resist, dam - tdiv_many(dam * 2, 5), dam)
     # R-PROT-2: protection from evil / good against an evil / good attacker: - dam/4.
     if present & (bit("protection_evil") | bit("protection_good")):
         align = hits.source_alignment
@@ -163,7 +167,8 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
         cut = (hits.fire & has("protection_heat")) | (hits.cold & has("protection_cold"))
         dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
     # R-PROT-4: liturgy: melee - dam*(3 + Lv/10)/100, else - dam*Lv/1200.
-    liturgy = has("liturgy") | victims.liturgy_skill
+    liturgy = (has("liturgy") | victims.liturgy_skill if present & bit("liturgy")
+               else victims.liturgy_skill)
     if liturgy.any():
         level = victims.modify_level
         melee_cut = tdiv_many(dam * (3 + tdiv_many(level, 10)), 100)
