@@ -22,9 +22,9 @@ declare -A tests=(
   [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py tests/test_protections.py"
   [stun]="tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
   [lag]="tests/test_lag.py"
-  [tohit]="tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py"
+  [tohit]="tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py tests/test_mutants_tohit.py"
   [damage]="tests/test_fidelity_positions.py tests/test_melee.py tests/test_protections.py"
-  [blow]="tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py"
+  [blow]="tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py tests/test_mutants_blow.py"
   [defence]="tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py"
 )
 [[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
