@@ -231,7 +231,10 @@ def hit_chance_many(content: Content, acc: np.ndarray, ev: np.ndarray) -> np.nda
             x, e = acc * acc, ev * ev
         else:
             x, e = np.abs(acc) ** knobs.hit_pow, np.abs(ev) ** knobs.hit_pow
-        chance = np.where(acc <= 0, 0.0, np.where(ev <= 0, 1.0, x / (x + e)))
+        if len(acc) and acc.min() > 0 and ev.min() > 0:  # the common case: no clamp
+            chance = x / (x + e)
+        else:
+            chance = np.where(acc <= 0, 0.0, np.where(ev <= 0, 1.0, x / (x + e)))
     return np.minimum(knobs.p_cap, np.maximum(knobs.p_floor, chance))
 
 
@@ -533,9 +536,11 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
         """number_percent() for the candidates among P (in blow order), below (or at)
         their threshold: defended by this defence."""
         where = np.flatnonzero(candidates)
-        roll = percent(gen.random(len(where)))
+        # roll = 1 + floor(100 u) (`percent`): roll <= limit is 100 u < limit and
+        # roll < limit is 100 u < limit - 1, for a whole limit
+        scaled = gen.random(len(where)) * 100
         limit = threshold[where]
-        won = P[where[(roll <= limit) if inclusive else (roll < limit)]]
+        won = P[where[scaled < (limit if inclusive else limit - 1)]]
         which[won] = index
         remaining[won] = False
 
