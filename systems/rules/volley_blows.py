@@ -415,7 +415,8 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     dam, immune = protect_many(content, hits, victim_arrays, armor=False)
     material = cols.weapon_bits[a]
     use = (material != 0) & (dam > 0)
-    any_material = bool(use.any())
+    # only a material that meets the victim's imm, res or vuln changes the damage
+    any_material = bool(use.any()) and bool(((material & (imm | res | vuln)) != 0).any())
     if any_material:  # R-IMM-9: the wielded weapon's material, alone
         material_immune = use & ((material & imm) != 0)
         immune |= material_immune
