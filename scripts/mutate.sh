@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutation testing of one rule module (mutmut 2.x, the dev extra), in a copy of the tree.
 #
-#   scripts/mutate.sh protections            # or tohit, defence, lag, stun, immunity, blow, damage
+#   scripts/mutate.sh protections            # or tohit, defence, lag, stun, immunity, blow, damage,
+#                                            # rng (engine/rng.py)
 #   scripts/mutate.sh protections results    # list the surviving mutants afterwards
 #   scripts/mutate.sh protections show 17    # one mutant's diff
 #   MUTATE_REFRESH=1 scripts/mutate.sh stun  # after new commits: refresh the copy, keep
@@ -21,11 +22,16 @@ declare -A tests=(
   [protections]="tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py"
   [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py tests/test_protections.py"
   [stun]="tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
-  [lag]="tests/test_lag.py"
+  [lag]="tests/test_lag.py tests/test_lag_table.py tests/test_mutants_lag.py"
   [tohit]="tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py tests/test_mutants_tohit.py"
   [damage]="tests/test_fidelity_positions.py tests/test_melee.py tests/test_protections.py"
   [blow]="tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py tests/test_mutants_blow.py"
   [defence]="tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py"
+  [rng]="tests/test_rng.py tests/test_mutants_rng.py tests/test_save.py tests/test_fidelity_tohit.py"
+)
+# Modules outside systems/rules/ (default: systems/rules/MODULE.py).
+declare -A paths=(
+  [rng]="engine/rng.py"
 )
 [[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
 if [[ ! -d "$dir/_pkg" || -n "${MUTATE_REFRESH:-}" ]]; then
@@ -45,5 +51,5 @@ if [[ $# -gt 0 ]]; then exec mutmut "$@"; fi
 # mutmut 2 counts a mutant killed only on exit status 1; a mutant that breaks the import
 # makes pytest exit 2 (a collection error) and would pass as a survivor: any failure is 1
 # (mutmut splits the runner itself, without a shell: hence bash -c).
-exec mutmut run --paths-to-mutate "systems/rules/$module.py" \
+exec mutmut run --paths-to-mutate "${paths[$module]:-systems/rules/$module.py}" \
   --runner "bash -c 'python -m pytest -x -q -p no:cacheprovider --assert=plain ${tests[$module]} || exit 1'"
