@@ -44,10 +44,9 @@ from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.immunity import WEAPON
-from affray.systems.rules.tohit import POSITION_RANK
 from affray.systems.rules.volley_blows import DAMAGE, DEFENDED, IMMUNE, MISS, compute_blows
-from affray.systems.rules.volley_columns import COLUMN, VolleyCache
-from affray.systems.rules.volley_protect import AFFECT_BITS, defaults_in_use
+from affray.systems.rules.volley_columns import COLUMN, TRAIT, VolleyCache
+from affray.systems.rules.volley_protect import defaults_in_use
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -313,10 +312,13 @@ def refresh_moves(world: World, plan: Plan, fighters: np.ndarray, victims: np.nd
     cache = plan.cache
     table = cache.table
     pulse = world.pulse
-    wanted = np.zeros(cache.count, dtype=bool)
-    wanted[fighters] = True
-    wanted[victims] = True
-    rows = np.flatnonzero(wanted & (table[MOVE_PULSE, :cache.count] != pulse))
+    stale = table[MOVE_PULSE, :cache.count] != pulse
+    if len(fighters) < cache.count:  # else the fighters are every row
+        wanted = np.zeros(cache.count, dtype=bool)
+        wanted[fighters] = True
+        wanted[victims] = True
+        stale &= wanted
+    rows = np.flatnonzero(stale)
     if not len(rows):
         return
     # every row: views, no gathers
@@ -339,12 +341,12 @@ def _hooked(world: World, sheet: Sheet) -> bool:
 
 
 def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """`plain` (without hooks) for every creature of the columns at once."""
-    stunned = AFFECT_BITS["stun"] | AFFECT_BITS["weak_stun"] | AFFECT_BITS["paralysis"]
-    up = (cols.rank == POSITION_RANK["standing"]) | (cols.rank == POSITION_RANK["fighting"])
+    """`plain` (without hooks) for every creature of the columns at once: alive, standing
+    or fighting, not stunned, weak-stunned or paralysed, not immortal (the `steady` trait,
+    worked out when the creature is read), and an NPC or a player with movement points
+    for a whole round of blows."""
     enough = (cols.player == 0) | (cols.move > MOST_BLOWS * cols.blow_cost)
-    return ((cols.alive != 0) & up & ((cols.affects & stunned) == 0) & (cols.immortal == 0)
-            & enough)
+    return ((cols.traits & TRAIT["steady"]) != 0) & enough
 
 
 def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-def]
@@ -388,8 +390,10 @@ def _blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-
             fields = zip(repeat(pulse, m), src, tgt, types[cols.type_code[a]].tolist(),
                          strict=True)
         else:
+            damage_types = (repeat(cols.type_names[0], m) if len(cols.type_names) == 1
+                            else types[cols.type_code[a]].tolist())  # one type for all
             fields = zip(repeat(pulse, m), src, tgt, blows.dam[where].tolist(),
-                         blows.raw[where].tolist(), types[cols.type_code[a]].tolist(),
+                         blows.raw[where].tolist(), damage_types,
                          repeat("melee", m),
                          repeat(None, m), blows.critical[where].tolist(), repeat(False, m),
                          repeat(None, m), strict=True)

@@ -94,7 +94,7 @@ _DERIVED = ("rank", "affects", "second", "sluggish", "weapon_learned", "type_cod
 TRAIT = {name: 1 << i for i, name in enumerate((
     "use_hand", "has_dice", "wield", "shield", "sharp", "holy", "hobbit", "class_divisor",
     "low_rank", "sluggish", "armor_use", "blind", "unaware", "second_attack",
-    "third_attack", "fourth_attack", "fifth_attack"))}
+    "third_attack", "fourth_attack", "fifth_attack", "steady"))}
 ATTACK_SKILLS = (TRAIT["second_attack"] | TRAIT["third_attack"] | TRAIT["fourth_attack"]
                  | TRAIT["fifth_attack"])
 # Float columns worked out when a row is read (`VolleyCache.floats`).
@@ -559,6 +559,14 @@ class VolleyCache:
                      | ((get("affects") & AFFECT_BITS["stun"]) != 0)) * TRAIT["unaware"])
         for name in ("second_attack", "third_attack", "fourth_attack", "fifth_attack"):
             traits |= (self.learned_plain[SKILL[name], rows] > 0) * TRAIT[name]
+        # volley.plain_many but for the movement points: alive, standing or fighting, not
+        # stunned, weak-stunned or paralysed, not immortal
+        rank = get("rank")
+        stunned = AFFECT_BITS["stun"] | AFFECT_BITS["weak_stun"] | AFFECT_BITS["paralysis"]
+        traits |= ((get("alive") != 0)
+                   & ((rank == POSITION_RANK["standing"]) | (rank == POSITION_RANK["fighting"]))
+                   & ((get("affects") & stunned) == 0) & (get("immortal") == 0)
+                   ) * TRAIT["steady"]
         table[COLUMN["traits"], rows] = traits
         skill = 20 + get("plain_weapon_skill")
         pierce = get("hitroll") * skill * (100 + get("str_hit"))
