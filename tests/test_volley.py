@@ -20,7 +20,7 @@ import pytest
 import affray
 from affray.content_loader import default_content
 from affray.errors import ScenarioError, UsageError
-from affray.systems.rules import volley
+from affray.systems.rules import volley, volley_blows
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.immunity import FLAG_BITS
 from affray.systems.rules.protections import protect
@@ -209,6 +209,43 @@ def test_the_vectorised_path_is_taken_for_plain_fighters(monkeypatch) -> None:
         world.tick()
         world.close()
     assert calls == []
+
+
+DAZED = ("a0", "b1", "a3", "b3", "b5", "a9", "b10", "a11")
+
+
+def run_dazed(mode: str, u: float, model: str = "armor") -> list[dict]:
+    world = world_from_text(battle_text(model), seed=11)
+    try:
+        world.vectorise = mode
+        pin(world, u)
+        for who in DAZED:
+            world.set_daze(who, 40)
+        world.run(37)
+        return [event.to_dict() for event in world.events]
+    finally:
+        world.close()
+
+
+@pytest.mark.parametrize("model", ["armor", "legacy"])
+def test_dazed_fighters_write_the_scalar_log_under_pinned_draws_r_lag_3(model, monkeypatch
+                                                                         ) -> None:
+    """R-LAG-3, R-HIT-1..5, R-DEF-1..8, R-MELEE-3: dazed attackers and defenders (skills cut
+    to two thirds) on the vectorised path, whose kept columns hold the undazed blow skill,
+    accuracy, damroll term and defence chances: a round with anyone dazed works them out
+    again, so with every draw pinned the log is the scalar one, for every third percent
+    roll. The vectorised path is shown to see the daze."""
+    seen: list[bool] = []
+    real = volley_blows.compute_blows
+
+    def spy(world, cols, attackers, victims):  # type: ignore[no-untyped-def]
+        seen.append(cols.undazed)
+        return real(world, cols, attackers, victims)
+
+    monkeypatch.setattr(volley, "compute_blows", spy)
+    for u in SWEEP[::3]:
+        assert run_dazed("auto", u, model) == run_dazed("never", u, model), f"u = {u}"
+    assert False in seen
 
 
 def test_a_fighter_with_a_hook_takes_the_scalar_path_and_the_rest_is_recomputed() -> None:
