@@ -44,12 +44,8 @@ FIGHTERS = ("warrior", "samurai", "paladin")
 WEAK_STUN_HALVES = ("dodge", "parry", "blink", "hand_block")  # R-DEF-5
 
 
+# Above sleeping (standing, fighting, sitting, resting): not stunned or incapacitated.
 AWAKE = frozenset(name for name, rank in POSITION_RANK.items() if rank > SLEEPING)
-
-
-def awake(sheet: Sheet) -> bool:
-    """Above sleeping (standing, fighting, sitting, resting); not stunned, incapacitated."""
-    return sheet.vitals.position in AWAKE
 
 
 def weapon_class(sheet: Sheet | None) -> str | None:

@@ -132,7 +132,7 @@ class ExactArmor(NamedTuple):
     dr_pow: float                 # the power itself, for the inexact fractional case
     # dr_level, dr_pierce and cap taken apart once into whole numbers, for cut_fraction:
     # (dr_level num, den, dr_pierce num, den, cap num, den).
-    whole: tuple[int, int, int, int, int, int] = (0, 1, 0, 1, 0, 1)
+    whole: tuple[int, int, int, int, int, int]
 
 
 MAX_CUT = Fraction(99, 100)  # R-HIT-9
