@@ -446,9 +446,10 @@ def volley_round(world: World) -> None:
         plan.touch(fighter, victim)
         if hooky and len(plan.chosen) and plan.chosen[-1] > index:  # a hook may have run
             replans += 1
-            fresh = VolleyCache(world)
-            rest = fresh.rows_for(world, [sheets[int(row)].entity for row in order[index + 1:]])
-            plan = Plan(world, fresh, rest, index + 1, hooky)
+            replanned = VolleyCache(world)  # a hooky world keeps no columns: `fresh`
+            rest = replanned.rows_for(world,
+                                      [sheets[int(row)].entity for row in order[index + 1:]])
+            plan = Plan(world, replanned, rest, index + 1, hooky)
             if replans > MOST_REPLANS:
                 plan.turn_at[:] = -1
         index += 1
