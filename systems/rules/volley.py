@@ -1,13 +1,16 @@
 """The vectorised combat round: a big battle's blows as numpy arrays (docs/decisions.md).
 
 When a round has at least `fight.vectorise_min_fighters` fighters and the world's
-`vectorise` option is "auto", the Melee system hands the round's snapshot here. Each
-fighter takes one of two paths in the same round:
-- the vectorised path, if it and its target are *plain*: alive, standing or fighting, not
-  stunned, weak-stunned or paralysed, not immortal, a player with movement points for a
-  whole round of blows, and no hook of any kind for either (on-fight, pre- or post-damage,
-  on-immune); the world's protections and defences must be the defaults and no "all
-  melee" or "all damage" modifier registered (else nobody is);
+`vectorise` option is "auto", the Melee system hands the round here; `volley_round` takes
+the round's snapshot itself (`world.fighting` in spawn order, as rows of the columns
+kept between rounds in `World.volley_cache`: volley_columns.py). Each fighter takes one
+of two paths in the same round:
+- the vectorised path, if it and its target are *plain* and beside each other: alive,
+  standing or fighting, not stunned, weak-stunned or paralysed, not immortal, a player
+  with movement points for a whole round of blows, and no hook of any kind for either
+  (on-fight, pre- or post-damage, on-immune); the world's protections and defences must
+  be the defaults and no "all melee" or "all damage" modifier registered (else nobody
+  is);
 - the scalar path (`melee.fighter_turn`, the per-blow pipeline) otherwise.
 
 How: the vectorised fighters' blows are computed all at once from the state at the
