@@ -89,7 +89,8 @@ class World:
         # "auto": big rounds take the vectorised path (systems/rules/volley.py); "never":
         # every blow through the scalar pipeline. Saved with the world.
         self._vectorise = "auto"
-        # What the vectorised round worked out of gear and definitions (never saved).
+        # The vectorised round's fighters as numpy columns kept between rounds
+        # (volley_columns.VolleyCache; never saved; `touch` after a hand edit).
         self.volley_cache: Any = None
         self.pulse = 0
         self.events: list[Event] = []
