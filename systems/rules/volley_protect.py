@@ -113,10 +113,9 @@ class VictimArrays:
     imm: IntArray
     res: IntArray
     vuln: IntArray
-    armor: IntArray | None          # shape (4, n): bash, pierce, slash, exotic (with gear)
-    # or, instead, each hit's points in its own column (`armor[column, i]`), when the
-    # caller has them at hand (unused where the column is -1)
-    points: IntArray | None = None
+    # shape (4, n): bash, pierce, slash, exotic (with gear); None only for
+    # `protect_many(..., armor=False)`, which never reads it
+    armor: IntArray | None
 
 
 def resolve_many(mask: IntArray, imm: IntArray, res: IntArray, vuln: IntArray,
@@ -198,8 +197,8 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
 def armor_many(content: Content, hits: HitArrays, victims: VictimArrays,
                dam: IntArray) -> IntArray:
     """R-PROT-7 / R-HIT-7..9 for `protect_many`'s hits (`armor_cut`)."""
-    points = victims.points
-    if points is None and (hits.column >= 0).any():
+    points: IntArray | None = None
+    if (hits.column >= 0).any():
         assert victims.armor is not None
         column = np.where(hits.column >= 0, hits.column, 0)
         points = victims.armor[column, np.arange(len(dam))]
