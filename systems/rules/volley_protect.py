@@ -134,7 +134,7 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
                  armor: bool = True) -> tuple[IntArray, np.ndarray]:
     """R-PROT-1..7 in order on every hit; returns (damage, immune). `immune` is the
     immunity step's flag: it took a positive hit to 0. `armor=False` stops before R-PROT-7
-    (the caller cuts armor itself, `armor_many`, on the hits it still needs)."""
+    (the caller cuts armor itself, `armor_cut`, on the hits it still needs)."""
     dam = hits.dam.astype(np.int64, copy=True)
     aff = victims.affects
     present = int(np.bitwise_or.reduce(aff)) if len(aff) else 0  # skip steps nobody has
