@@ -80,11 +80,6 @@ def has(cols: Columns, rows: np.ndarray, name: str) -> np.ndarray:
     return (cols.affects[rows] & AFFECT_BITS[name]) != 0
 
 
-def stat_table(table: tuple[int, ...], values: np.ndarray) -> np.ndarray:
-    """A stat table indexed by the stat clamped 0..28 (tohit.stat_index)."""
-    return np.asarray(table, dtype=np.int64)[np.clip(values, 0, 28)]
-
-
 def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.random.Generator
                ) -> tuple[np.ndarray, bool]:
     """Which of each fighter's six blow steps happen (melee.fight_round): the first;
