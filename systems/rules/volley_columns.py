@@ -305,12 +305,6 @@ class Columns:
         """Level plus remort levels (R-LVL-1)."""
         return self.raw["modify_level"]
 
-    @property
-    def types(self) -> list[str]:
-        """Each creature's weapon damage type (R-IMM-5)."""
-        names = self.type_names
-        return [names[code] for code in self.raw["type_code"].tolist()]
-
 
 class VolleyCache:
     """The persistent columns of the vectorised round (module docstring): one row per
