@@ -13,10 +13,13 @@ persistent columns"):
   since the cache last looked, and every event written by a scalar turn inside a round,
   marks the creatures it names (`source`, `target`, `actor`, `killer`, `cause`) dirty;
 - the World's API mutators that log nothing (`add_affect`, `remove_affect`,
-  `start_fight`, `place`) call `World.touch`, as must a game that edits components by
-  hand (docs/api.md);
-- a load (new sheets), a content change, a log that shrank or was replaced, or hooks
-  registered (a hook may change anything silently) throw the whole cache away.
+  `start_fight`, `place`) and `melee.fighter_turn` ending a fight whose target is gone
+  touch the creature (`World.touch`, `VolleyCache.touch`), as a game that edits
+  components by hand must (docs/api.md);
+- a load (new sheets), a content change, a log that shrank or was replaced, `touch()`
+  with no creature, or more rows than 4 x the fighters + 4,096 throw the whole cache
+  away (`VolleyCache.valid_for`); a world with a hook registered (a hook may change
+  anything silently) keeps none (volley.volley_round reads its columns afresh).
 Lag (daze) is read from the lag table every round, never cached.
 
 Values derived from a creature's numbers (effective skills with daze, armor per column,
