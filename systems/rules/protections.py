@@ -248,7 +248,9 @@ def default_protections() -> Steps:
 
 
 def protect(hit: Hit, world: World) -> None:
-    """Run every registered protection step in order (R-PROT-8)."""
+    """Run every registered protection step in order (R-PROT-8). A world whose registry
+    holds the default steps in the default order runs them inline below, each only when
+    it could change the hit; any other registry runs the plain loop."""
     steps = world.rules.protections
     pairs = steps.items()
     seen = _checked[0]  # one read: a (pairs, verdict) tuple stays whole across threads
@@ -267,17 +269,17 @@ def protect(hit: Hit, world: World) -> None:
     victim = hit.victim
     affects = victim.affects.levels
     if affects:
-        sanctuary(hit, world)
-        alignment(hit, world)
+        sanctuary(hit, world)  # R-PROT-1
+        alignment(hit, world)  # R-PROT-2
     damage_type = hit.damage_type
     if damage_type == "fire" or damage_type == "cold":
-        temperature(hit, world)
+        temperature(hit, world)  # R-PROT-3
     if affects or "liturgy" in victim.skills.learned:
-        liturgy(hit, world)
-    immune(hit, world)
+        liturgy(hit, world)  # R-PROT-4
+    immune(hit, world)  # R-PROT-5
     if hit.dam > 10:
-        flat_trim(hit, world)
-    armor(hit, world)
+        flat_trim(hit, world)  # R-PROT-6
+    armor(hit, world)  # R-PROT-7, R-HIT-7..9
 
 
 # The registry last looked at (its pairs tuple, kept alive so its identity stays its own)
