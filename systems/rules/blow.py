@@ -209,7 +209,7 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     protect(hit, world)
     weapon_bits = attacker.weapon_bits
     if weapon_bits and hit.dam > 0:  # R-IMM-9: the weapon's material, alone
-        own = victim.immunities
+        own = victim.immunities  # Sheet.imm_mask / res_mask / vuln_mask, written out
         imm, res = own.imm | victim.gear_imm, own.res | victim.gear_res
         vuln = own.vuln | victim.gear_vuln
         if weapon_bits & (imm | res | vuln):  # else resolve says normal: nothing changes

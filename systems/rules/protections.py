@@ -103,7 +103,7 @@ def immune(hit: Hit, world: World) -> None:
         if bits == -1:
             bits = immunity.hit_bits(world.content, hit.damage_type, hit.flags)
         if bits:
-            own = victim.immunities
+            own = victim.immunities  # Sheet.imm_mask / res_mask / vuln_mask, written out
             imm, res = own.imm | victim.gear_imm, own.res | victim.gear_res
             vuln = own.vuln | victim.gear_vuln
             if bits & (imm | res | vuln):  # else resolve says normal: the damage stays
