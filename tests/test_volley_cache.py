@@ -326,10 +326,16 @@ def test_hooks_and_a_cleared_log_start_the_columns_afresh(monkeypatch) -> None:
         world.events.clear()
 
     for calls in ([(10, hook_world)], [(30, clear_log), (40, hand_edit)]):
-        kept, kept_snapshot, _ = play(monkeypatch, True, battle_text(), 6, calls, end=60)
-        fresh, fresh_snapshot, _ = play(monkeypatch, False, battle_text(), 6, calls, end=60)
+        kept, kept_snapshot, kept_builds = play(monkeypatch, True, battle_text(), 6, calls,
+                                                end=60)
+        fresh, fresh_snapshot, fresh_builds = play(monkeypatch, False, battle_text(), 6,
+                                                   calls, end=60)
         assert kept == fresh
         assert kept_snapshot == fresh_snapshot
+        if calls[0][1] is clear_log:  # the first round's columns, then all again after it
+            assert kept_builds == 2
+        else:  # hooked before the first round: columns read afresh every round
+            assert kept_builds == fresh_builds > 2
     monkeypatch.setattr(volley, "PERSISTENT", True)
     world = world_from_text(battle_text(), seed=6)
     world.run(13)
