@@ -194,6 +194,7 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
     blind_failed = ("blind" in attacker.affects.levels
                     and blind_fails(attacker, rng, blind_fighting))
     hitroll = hitroll_ten_thousandths(attacker, skill, content)
+    # accuracy() (R-HIT-2), written out: the hitroll is needed again for the pierce
     acc = knobs.base_w * class_base(attacker) + hitroll / HITROLL_SCALE
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
