@@ -32,7 +32,8 @@ def stat_index(value: int) -> int:
     return 0 if value < 0 else 28 if value > 28 else value
 
 
-# ZERO: one shared exact zero (a Fraction is immutable, and building one costs a gcd).
+# ZERO (from affray.systems.rules.hit): one shared exact zero, for a Roll's defaults and
+# the armor-use bonus (a Fraction is immutable, and building one costs a gcd).
 # tuple.__new__(Roll, (...)) builds a NamedTuple without the Python frame of its generated
 # __new__: half the cost, for the records made on every blow.
 _new_tuple = tuple.__new__
