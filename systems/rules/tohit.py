@@ -99,7 +99,8 @@ def exact_hitroll(ten_thousandths: int) -> Fraction:
 @functools.lru_cache(maxsize=256)
 def exact_knob(value: float) -> Fraction:
     """A content knob as the decimal it was written as: 1.6 is 8/5, not the binary float
-    just below it (so a 10% cut is exactly 10%). Memoised: knobs are few and fixed."""
+    just below it (so a 10% cut is exactly 10%). Memoised, with a bound: the knobs are few
+    and fixed, but armor also reads a game's own float pierce through it (R-HIT-7)."""
     return Fraction(repr(value))
 
 
