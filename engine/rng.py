@@ -29,7 +29,10 @@ class Rng:
     themselves rather than call `random()` (a blow draws about five numbers; the call
     was a fifth of its cost), unless `random` is not this class's own: a subclass that
     overrides it, or a test that pins it on one instance (`world.rng.random = ...`),
-    and then every primitive goes through it, as before.
+    and then every primitive goes through it, as before. Which one is decided when the
+    Rng is made and when `random` is set on it: patching `Rng.random` on the class
+    afterwards is not seen by the primitives of an Rng that already exists (pin it on
+    the instance instead).
     """
 
     # `__dict__` too, so a test can pin one primitive to a fixed draw on one world
