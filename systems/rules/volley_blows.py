@@ -490,7 +490,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
     player = cols.player[v] != 0
     gap = cols.modify_level[v] - cols.modify_level[a]
     affects = cols.affects[v]
-    if traits_of(cols, v)[0] & TRAIT["unaware"]:
+    if traits_of(cols, v)[0] & TRAIT["unaware"]:  # asleep, or stunned (R-DEF-5): no defence
         awake: np.ndarray | bool = ((cols.rank[v] > SLEEPING)
                                     & ((affects & AFFECT_BITS["stun"]) == 0))
     else:  # every defender awake and not stunned
@@ -544,7 +544,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
         P = np.flatnonzero(mask)
         return P, v[P]
 
-    for index, name in enumerate(names):
+    for index, name in enumerate(names):  # R-DEF-1: the registry's order, first wins
         if not remaining.any():  # every blow settled: nothing more is rolled
             break
         bit = DEFENCE_BIT.get(name)
@@ -567,7 +567,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             ok, chance = base(name, vp)
             player_p = player[P]
             flail = player_p & (attacking[P] == WEAPON_FLAIL)
-            if flail.any():
+            if flail.any():  # a player's halved by a flail; an NPC's is flat (R-DEF-7)
                 chance = np.where(flail, tdiv_many(chance, 2), chance)
             chance = adjust(name, chance, P, vp)
             candidates = ok & (~player_p | (cols.move[vp] > 0))
@@ -599,7 +599,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             chance = adjust(name, chance, P, vp)
             settle(index, P, ok, chance + gap[P])
         elif name == "hand_block":
-            P, vp = open_to(player & awake & remaining)
+            P, vp = open_to(player & awake & remaining)  # never an NPC (R-DEF-4)
             keep = (cols.wclass[vp] == WEAPON_NONE) & (cols.second[vp] == 0)
             P, vp = P[keep], vp[keep]
             if not len(P):
