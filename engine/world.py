@@ -400,7 +400,10 @@ class World:
             self.volley_cache.touch(entity)
 
     def emit(self, event: Event) -> None:
-        """Append an event to the log (R-ENG-4)."""
+        """Append an event to the log (R-ENG-4). The hottest paths (a blow's miss,
+        defence and damage events, the vectorised round, the flood) append to
+        `self.events` directly instead, so overriding this method does not see every
+        event: read `events` instead."""
         self.events.append(event)
 
     # -- actions ------------------------------------------------------------------------------
