@@ -48,7 +48,7 @@ class PulseSystem(System):
 
     def process(self, world: World) -> None:
         world.lag.count_down()
-        due = world.status_due
+        due = world.status_due  # tick_statuses' own guard, read here to save its call
         if due is not None and due <= world.pulse:
             tick_statuses(world)  # R-STAT-1..4: ticks and ends due this pulse
         if world.ready:
