@@ -2,7 +2,10 @@
 
 Reads the World's `fighting` set, `sheets` (Vitals, Combat, Affects, Skills, Position of
 each fighter and its target), `lag`, `rng` and `rules` (blows, hooks); writes Vitals,
-Combat and Affects through the blow pipeline and the stun rules, and `fighting`.
+Combat and Affects through the blow pipeline and the stun rules, and `fighting`. A round
+big enough for `volley.wanted` (`vectorise`, `fight.vectorise_min_fighters`) is handed
+whole to `volley.volley_round`, which also keeps `volley_cache`; a fight ended here with
+no event (its target gone) marks the fighter in `volley_cache` for reading again.
 
 On the pulse a round falls due (pulse divisible by the round length), the fighters are
 snapshot in spawn order; each living one gets one round, in the source's order
