@@ -299,7 +299,9 @@ class Blueprint:
     fraction of the cost: batch runs build thousands. Each World gets its own copies of
     everything mutable (grid arrays, components, rules, the action list), so two runs
     of one blueprint never share state; the shared parts (content, the spec, actions,
-    the raw TOML tables) are only read.
+    the raw TOML tables) are only read. One of those is reachable from each World:
+    `World.content_overlay` is the raw `content` table itself, the same dict in every
+    run (a save writes it out; nothing in the engine changes it, and a game must not).
     """
 
     spec: ScenarioFile
