@@ -253,9 +253,9 @@ def protect(hit: Hit, world: World) -> None:
     it could change the hit; any other registry runs the plain loop."""
     steps = world.rules.protections
     pairs = steps.items()
-    seen = _checked[0]  # one read: a (pairs, verdict) tuple stays whole across threads
+    seen = _last_registry_check[0]  # one read: a (pairs, verdict) tuple stays whole across threads
     if seen[0] is not pairs:
-        seen = _checked[0] = (pairs, pairs == default_protections().items())
+        seen = _last_registry_check[0] = (pairs, pairs == default_protections().items())
     if not seen[1]:
         for step in steps:
             step(hit, world)
@@ -284,4 +284,4 @@ def protect(hit: Hit, world: World) -> None:
 
 # The registry last looked at (its pairs tuple, kept alive so its identity stays its own)
 # and whether it held the default steps in the default order, as one tuple.
-_checked: list[tuple[Any, bool]] = [(None, False)]
+_last_registry_check: list[tuple[Any, bool]] = [(None, False)]
