@@ -318,7 +318,7 @@ class FightConfig(Def, frozen=True, kw_only=True):
     auto_miss_in_20: int = 1
     auto_critical_in_20: int = 1
     # A round with at least this many fighters is vectorised (world option vectorise).
-    vectorise_min_fighters: Annotated[int, msgspec.Meta(ge=1)] = 128
+    vectorise_min_fighters: Annotated[int, msgspec.Meta(ge=1)] = 64
     armor: ArmorModel
     defence: DefenceConfig = DefenceConfig()
     stun: StunConfig = StunConfig()
