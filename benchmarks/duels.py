@@ -1,9 +1,10 @@
-"""Headless batch figures: duels per second, the 1 -> 2 worker speed-up, the idle pulse
-stepped and jumped, and scenario loading at 1,000 and 10,000 creatures.
+"""Headless batch figures: duels per second, a duel's build and run apart, the 1 -> 2
+worker speed-up, the idle pulse stepped and jumped, and scenario loading at 1,000 and
+10,000 creatures.
 
 Balancing runs thousands of fights, so a duel's whole cost (build the world from the
-parsed scenario, fight to the death, jump the idle pulses to the scenario's end, count
-the log, close) is the figure that matters, on the standard duel
+prepared job's blueprint, fight to the death, jump the idle pulses to the scenario's end,
+count the log, close) is the figure that matters, on the standard duel
 (content/scenarios/duel.toml, its pulse cap far past the death). The 2-worker row runs
 the same batch on a process pool started and warmed before the clock starts; on a
 shared 2-core machine it only means something when the machine is otherwise quiet.
