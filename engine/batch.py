@@ -1,7 +1,8 @@
 """Batch runs of a scenario over many seeds (SCENARIO.md `batch`), for balancing.
 
-The scenario is read and parsed once, here; what the workers get is the parsed spec and
-its content layered once (`BatchJob`), never a path to read again. Seeds are cut into
+The scenario is read and parsed once, here; what the workers get is the parsed spec, its
+content layered once and its `Blueprint` (validated and resolved once: each run's World
+is built from copies of it) in a `BatchJob`, never a path to read again. Seeds are cut into
 chunks, many runs per task, and each task returns plain rows; the rows are put back in
 run order, so the table is the same whatever the number of workers or the executor.
 
@@ -67,7 +68,8 @@ class BatchJob:
 
 
 def prepare(scenario: str | Path) -> BatchJob:
-    """Read, parse and validate a scenario once (a test world is built and closed).
+    """Read, parse and validate a scenario once (a test world is built and closed) and
+    keep its `Blueprint`, from which every run's World is built.
 
     `scenario` is a file, or the name of a built-in scenario ("duel", "demo")."""
     from msgspec.structs import replace as replace_struct
