@@ -3,6 +3,8 @@
 A scenario creature's fields win over its template's, which win over the engine's
 defaults. Every name it uses (profession, items, immunity bits, statuses, affects,
 defences) is checked against content here, so a bad entry fails at load (R-ENG-1).
+`Copier` hands each World built from a prepared scenario (`affray.scenario.Blueprint`)
+its own deep copy of the values resolved once.
 """
 
 from __future__ import annotations
