@@ -2,7 +2,8 @@
 
 Nothing runs until the whole file is valid: the map, every creature, item and action,
 and the inline content layered over the defaults. Each error names the file, the entry
-and the field (R-ENG-1).
+and the field (R-ENG-1). `prepare_build` does the validation once and keeps a
+`Blueprint`, which builds the World of any seed from copies (batch runs build thousands).
 """
 
 from __future__ import annotations
