@@ -32,7 +32,9 @@ def parse_dice(text: str | int) -> tuple[int, int, int]:
 
 @functools.lru_cache(maxsize=1024)  # C-level: an NPC's blow compares two averages each time
 def dice_average_x2(dice: tuple[int, int, int]) -> int:
-    """Twice the average, exact in integers: (size+1)*count + 2*bonus."""
+    """Twice the average, exact in integers: (size+1)*count + 2*bonus. `dice` must be a
+    tuple (as `parse_dice` gives and `Offense.hand_dice` holds): memoised, it is hashed,
+    so a list is a TypeError."""
     count, size, bonus = dice
     return (size + 1) * count + 2 * bonus
 
