@@ -344,3 +344,24 @@ def test_hooks_and_a_cleared_log_start_the_columns_afresh(monkeypatch) -> None:
     world.run(12)
     assert world.volley_cache is None
     world.close()
+
+
+def test_a_fight_ended_on_a_scalar_turn_marks_the_fighter() -> None:
+    """R-MELEE-2: a fighter whose target is gone ends its fight on its turn, and nothing is
+    logged; on the scalar path (here `vectorise = "never"`) that turn marks the fighter in
+    the kept columns, to be read again by the next big round. (The battles above pass
+    without this mark: the fighter is also named or touched otherwise there.)"""
+    world = world_from_text(battle_text(), seed=2)
+    try:
+        world.run(1)  # the round of pulse 0 is vectorised: the columns are kept
+        cache = world.volley_cache
+        b0 = world.by_id["b0"]
+        assert cache is not None and b0 not in cache.dirty
+        world.vectorise = "never"
+        _damage(world, "a0", 500, "fire")  # b0's target dies (events name a0, not b0)
+        assert b0 not in cache.dirty and world.sheet("b0").combat.fighting == "a0"
+        world.run(world.content.fight.round_pulses)  # b0's scalar turn ends its fight
+        assert world.sheet("b0").combat.fighting is None
+        assert b0 in cache.dirty
+    finally:
+        world.close()
