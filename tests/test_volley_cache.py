@@ -365,3 +365,45 @@ def test_a_fight_ended_on_a_scalar_turn_marks_the_fighter() -> None:
         assert b0 in cache.dirty
     finally:
         world.close()
+
+
+def test_the_collector_pause_around_the_blow_events(monkeypatch) -> None:
+    """The vectorised round pauses the cyclic garbage collector while it builds the blow
+    events (volley.blow_events): off during the build, on again after the round, on again
+    when the build fails, and left off for a game that had turned it off."""
+    import gc
+
+    seen: list[bool] = []
+    real = volley._blow_events
+
+    def spy(world, cols, blows):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return real(world, cols, blows)
+
+    def broken(world, cols, blows):  # type: ignore[no-untyped-def]
+        raise RuntimeError("building the events failed")
+
+    was_enabled = gc.isenabled()
+    try:
+        for game_turned_it_off in (False, True):
+            (gc.disable if game_turned_it_off else gc.enable)()
+            monkeypatch.setattr(volley, "_blow_events", spy)
+            world = world_from_text(battle_text(), seed=1)
+            try:
+                world.run(1)  # the round of pulse 0, vectorised
+            finally:
+                world.close()
+            assert seen == [False]
+            assert gc.isenabled() is not game_turned_it_off
+            seen.clear()
+        gc.enable()
+        monkeypatch.setattr(volley, "_blow_events", broken)
+        world = world_from_text(battle_text(), seed=1)
+        try:
+            with pytest.raises(RuntimeError):
+                world.run(1)
+        finally:
+            world.close()
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was_enabled else gc.disable)()
