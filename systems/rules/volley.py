@@ -47,7 +47,14 @@ from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.immunity import WEAPON
-from affray.systems.rules.volley_blows import DAMAGE, DEFENDED, IMMUNE, MISS, compute_blows
+from affray.systems.rules.volley_blows import (
+    DAMAGE,
+    DEFENDED,
+    IMMUNE,
+    MISS,
+    STEPS,
+    compute_blows,
+)
 from affray.systems.rules.volley_columns import COLUMN, TRAIT, VolleyCache
 from affray.systems.rules.volley_protect import defaults_in_use
 
@@ -56,7 +63,7 @@ if TYPE_CHECKING:
     from affray.world import World
 
 HOOK_KINDS = ("on_fight", "pre_damage", "post_damage", "on_immune")
-MOST_BLOWS = 6          # first, haste, four attack skills
+MOST_BLOWS = STEPS      # first, haste, four attack skills (volley_blows.STEPS)
 MOST_REPLANS = 8        # then the rest of a hook-heavy round runs scalar
 
 
