@@ -79,10 +79,10 @@ def test_r_grid_6_degenerate_draws_take_nothing_from_the_stream():
     (0.99, 100, 19, 12, 5),
     (0.999999, 100, 19, 12, 5),
 ])
-def test_r_grid_6_the_ends_of_every_range(uniform, percent, face, two_d6, signed):
-    """R-GRID-6: with `random` pinned on the instance, number_percent() is 1..100, a
-    d20 face 0..19, 2d6 2..12 and number_range(-5, 5) -5..5, both ends reached and
-    never passed."""
+def test_the_ends_of_every_range(uniform, percent, face, two_d6, signed):
+    """The source's number_percent, number_range and dice: with `random` pinned on the
+    instance, number_percent() is 1..100, a d20 face 0..19, 2d6 2..12 and
+    number_range(-5, 5) -5..5, both ends reached and never passed."""
     rng = Rng(1)
     rng.random = lambda: uniform  # type: ignore[method-assign]
     assert rng.percent() == percent
