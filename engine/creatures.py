@@ -361,11 +361,6 @@ class Copier:
         return Copier, (self.prototype,)
 
 
-def copier_of(prototype: Any) -> Copier:
-    """A `Copier` of `prototype` (which must not change afterwards)."""
-    return Copier(prototype)
-
-
 def _copy_function(prototype: Any) -> Callable[[], Any]:
     """The function a Copier calls: slotted dataclasses (components) rebuilt field by
     field, lists item by item, dicts of scalars copied; scalars and tuples of scalars

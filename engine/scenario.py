@@ -32,7 +32,7 @@ from affray.content_loader import (
     parse_toml,
     read_source,
 )
-from affray.creatures import CreatureValues, check_template, copier_of, resolve
+from affray.creatures import Copier, CreatureValues, check_template, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
 from affray.errors import ScenarioError, UsageError
 from affray.grid import Grid, Terrain, chebyshev
@@ -272,7 +272,7 @@ def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
 @dataclass(frozen=True, slots=True)
 class PlannedCreature:
     """A validated creature entry, resolved once: each build adds a fresh copy
-    (`make()`, a `copier_of` the resolved values)."""
+    (`make()`, a `Copier` of the resolved values)."""
 
     id: str
     at: tuple[int, int]
@@ -377,7 +377,7 @@ def _assemble(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: int | 
     world.content_overlay = raw.get("content", {})
     world.vectorise = spec.vectorise
     if kept is not None:
-        kept.doors = [(at, copier_of(copy.deepcopy(door))) for at, door in doors]
+        kept.doors = [(at, Copier(copy.deepcopy(door))) for at, door in doors]
     for at, door in doors:
         world.add_door(at, door)
     try:
@@ -448,7 +448,7 @@ def _populate(world: World, spec: ScenarioFile, source: str,
         if kept is not None:
             prototype = copy.deepcopy(values)  # before the World takes (and changes) them
             kept.creatures.append(PlannedCreature(entry.id, entry.at, entry.template,
-                                                  prototype, copier_of(prototype)))
+                                                  prototype, Copier(prototype)))
         world.add_creature(entry.id, entry.at, values, template=entry.template)
     _add_items(world, spec, source)
     _start_fights(world, spec)

@@ -14,7 +14,7 @@ import pytest
 from affray.actions import Move
 from affray.batch import prepare
 from affray.components import Door, WaterBody, WornItem
-from affray.creatures import copier_of
+from affray.creatures import Copier
 from affray.scenario import builtin_scenario, load_scenario
 
 SCENARIOS = sorted(path.stem for path in Path(builtin_scenario("duel")).parent.glob("*.toml"))
@@ -180,8 +180,8 @@ def test_each_copy_is_equal_and_shares_nothing_mutable(name):
         assert firsts.isdisjoint(id(part) for part in _mutable_parts(second))
 
 
-def test_copier_of_copies_every_kind_of_value():
-    """copier_of: nested dataclasses in lists, dicts of scalars, tuples, a frozen
+def test_a_copier_copies_every_kind_of_value():
+    """Copier: nested dataclasses in lists, dicts of scalars, tuples, a frozen
     dataclass and a value of another kind (a set: deep-copied) all come out equal and
     unshared; scalars and tuples of scalars are shared (immutable)."""
     from dataclasses import dataclass, field
@@ -201,7 +201,7 @@ def test_copier_of_copies_every_kind_of_value():
 
     prototype = Outer(3, (1, "a"), [Inner("x", {"k": 1}), Inner("y")], {"a": 1.5},
                       {1, 2})
-    make = copier_of(prototype)
+    make = Copier(prototype)
     made = make()
     assert made == prototype
     assert made.pair is prototype.pair
