@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.defence import WEAK_STUN_HALVES
@@ -39,7 +40,6 @@ from affray.systems.rules.volley_protect import (
     column_index,
     protect_many,
     resolve_many,
-    tdiv_many,
     type_bits,
 )
 
@@ -122,9 +122,9 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
         in_table = player | (j < len(NPC_EXTRA))
         chance = effective // divisor  # effective is 0..100
         if name in halved and any_weak:
-            chance = np.where(weak, tdiv_many(chance, 2), chance)
+            chance = np.where(weak, tdiv(chance, 2), chance)
         if any_slow:
-            chance = np.where(slow, tdiv_many(chance * 3, 4), chance)
+            chance = np.where(slow, tdiv(chance * 3, 4), chance)
         # a skill never learned has effective 0: no blow (and its roll is not used)
         blows = in_table & learned & (rolls < chance)
         steps[:, 2 + j] = blows
@@ -240,19 +240,19 @@ def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     face >= thac0 - ac."""
     n = len(a)
     thac0 = cols.thac0_legacy[a]
-    hr = cols.hitroll[a] - tdiv_many(cols.level[a], 2)
-    hr = hr + tdiv_many(hr * cols.str_hit[a], 100)
-    thac0 = thac0 - tdiv_many(hr * skill, 100) + tdiv_many(5 * (100 - skill), 100)
+    hr = cols.hitroll[a] - tdiv(cols.level[a], 2)
+    hr = hr + tdiv(hr * cols.str_hit[a], 100)
+    thac0 = thac0 - tdiv(hr * skill, 100) + tdiv(5 * (100 - skill), 100)
     armor = np.stack([cols.armor_bash, cols.armor_pierce, cols.armor_slash,
                       cols.armor_exotic])[column, v]
     rank = cols.rank[v]
     ac = -armor + np.where(rank > SLEEPING,
                            cols.dex_def[v], 0)
-    ac = tdiv_many(ac, 10)
-    ac = np.where(ac < -20, tdiv_many((ac + 20) * 2, 3) - 20, ac)
+    ac = tdiv(ac, 10)
+    ac = np.where(ac < -20, tdiv((ac + 20) * 2, 3) - 20, ac)
     armor_use = cols.learned[SKILL["armor_use"]][v]
     use_ok = (armor_use > 1) & (percent(gen.random(n)) < armor_use)
-    ac = np.where(use_ok, ac - tdiv_many(cols.modify_level[v], 2), ac)
+    ac = np.where(use_ok, ac - tdiv(cols.modify_level[v], 2), ac)
     blind = has(cols, a, "blind")
     blind_failed = blind & ~(percent(gen.random(n)) < cols.learned[SKILL["blind_fighting"]][a])
     ac = np.where(blind_failed, ac - 4, ac)
@@ -278,14 +278,14 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     else:
         rolled = cols.dmg_b[a]
     if every & TRAIT["has_dice"]:  # every blow's weapon has dice
-        dam = tdiv_many(rolled * skill, 100)
+        dam = tdiv(rolled * skill, 100)
     else:
-        dam = np.where((traits & TRAIT["has_dice"]) != 0, tdiv_many(rolled * skill, 100), 0)
+        dam = np.where((traits & TRAIT["has_dice"]) != 0, tdiv(rolled * skill, 100), 0)
         bare_hands = (traits & (TRAIT["use_hand"] | TRAIT["has_dice"])) == 0
         if bare_hands.any():
             level = cols.level[a]
-            low = 1 + tdiv_many(4 * skill, 100)
-            high = tdiv_many(tdiv_many(2 * level, 3) * skill, 100)
+            low = 1 + tdiv(4 * skill, 100)
+            high = tdiv(tdiv(2 * level, 3) * skill, 100)
             bare = np.where(low >= high, low,
                             low + (gen.random(n) * (high - low + 1)).astype(np.int64))
             dam = np.where(bare_hands, bare, dam)
@@ -294,17 +294,17 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     if some & TRAIT["wield"] and not every & TRAIT["shield"]:
         unshielded = (traits & (TRAIT["wield"] | TRAIT["shield"])) == TRAIT["wield"]
         if unshielded.any():
-            dam = np.where(unshielded, tdiv_many(dam * 21, 20), dam)
+            dam = np.where(unshielded, tdiv(dam * 21, 20), dam)
     if some & TRAIT["sharp"]:  # wielded and sharp
         sharp = (traits & TRAIT["sharp"]) != 0
         p = percent(gen.random(n))
-        sharp &= p <= tdiv_many(skill, 8)
-        dam = np.where(sharp, 2 * dam + tdiv_many(dam * 2 * p, 100), dam)
+        sharp &= p <= tdiv(skill, 8)
+        dam = np.where(sharp, 2 * dam + tdiv(dam * 2 * p, 100), dam)
     if some & TRAIT["holy"]:  # wielded and holy
         holy = ((traits & TRAIT["holy"]) != 0) & (
             (cols.alignment[a] > GOOD) & (cols.alignment[v] < EVIL)
             & (percent(gen.random(n)) < 30))
-        dam = np.where(holy, dam + tdiv_many(dam * 120, 100), dam)
+        dam = np.where(holy, dam + tdiv(dam * 120, 100), dam)
     return dam
 
 
@@ -377,17 +377,17 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         divisor = cols.divisor[a]
         class_roll = percent(gen.random(len(a)))
         if every & TRAIT["class_divisor"]:
-            dam = dam + tdiv_many(dam * class_roll, divisor)
+            dam = dam + tdiv(dam * class_roll, divisor)
         else:
             dam = np.where(divisor > 0,
-                           dam + tdiv_many(dam * class_roll, np.maximum(divisor, 1)), dam)
+                           dam + tdiv(dam * class_roll, np.maximum(divisor, 1)), dam)
     dam = dam + (cols.plain_damroll[a] if cols.undazed
-                 else tdiv_many(cols.damroll[a] * np.minimum(100, skill), 100))
-    dam = dam + tdiv_many(dam * cols.str_dam[a], 100)
+                 else tdiv(cols.damroll[a] * np.minimum(100, skill), 100))
+    dam = dam + tdiv(dam * cols.str_dam[a], 100)
     numerator, denominator = content.fight.critical_multiplier
     kept_critical = critical[keep]
     if kept_critical.any():
-        dam = np.where(kept_critical, tdiv_many(dam * numerator, denominator), dam)  # R-HIT-5
+        dam = np.where(kept_critical, tdiv(dam * numerator, denominator), dam)  # R-HIT-5
     dam = np.maximum(dam, 1)
     raw = dam
     m = len(keep)
@@ -471,7 +471,7 @@ def finish_damage(content: Content, cols: Columns, hits: HitArrays, victims: Vic
     rank = cols.rank[v]
     if (rank < FIGHTING).any():
         dam = np.where(rank <= SLEEPING, dam * 2,
-                       np.where(rank < FIGHTING, tdiv_many(dam * 3, 2), dam))
+                       np.where(rank < FIGHTING, tdiv(dam * 3, 2), dam))
     return dam
 
 
@@ -517,14 +517,14 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
 
     def adjust(name: str, chance: np.ndarray, P: np.ndarray, vp: np.ndarray) -> np.ndarray:
         if name in WEAK_STUN_HALVES and any_weak:  # R-DEF-5
-            chance = np.where(weak[P], tdiv_many(chance, 2), chance)
+            chance = np.where(weak[P], tdiv(chance, 2), chance)
         if not any_blind:
             return chance
         blind_fighting = cols.learned[SKILL["blind_fighting"]][vp]
         roll = percent(gen.random(n))[P]  # drawn for every blow, as always
         seen = (blind_fighting > 1) & (roll < blind_fighting)  # R-DEF-8
         adjusted = np.where(seen, np.trunc(chance / 1.5).astype(np.int64),
-                            tdiv_many(chance, 4))
+                            tdiv(chance, 4))
         return np.where(blind[P], adjusted, chance)
 
     def settle(index: int, P: np.ndarray, candidates: np.ndarray, threshold: np.ndarray,
@@ -568,7 +568,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             player_p = player[P]
             flail = player_p & (attacking[P] == WEAPON_FLAIL)
             if flail.any():  # a player's halved by a flail; an NPC's is flat (R-DEF-7)
-                chance = np.where(flail, tdiv_many(chance, 2), chance)
+                chance = np.where(flail, tdiv(chance, 2), chance)
             chance = adjust(name, chance, P, vp)
             candidates = ok & (~player_p | (cols.move[vp] > 0))
             settle(index, P, candidates, chance + gap[P])
@@ -577,7 +577,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             ok, half = base(name, vp)
             if not ok.any():
                 continue
-            chance = adjust(name, half, P, vp) + tdiv_many(gap[P], 2)
+            chance = adjust(name, half, P, vp) + tdiv(gap[P], 2)
             settle(index, P, ok, chance)
         elif name == "cross_block":
             P, vp = open_to(awake & remaining)
@@ -617,9 +617,9 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             attacking_p = attacking[P]
             flail = player_p & ((attacking_p == WEAPON_FLAIL) | (attacking_p == WEAPON_WHIP))
             if flail.any():  # a player's own dodge x6/5 against a flail or whip
-                chance = np.where(flail, tdiv_many(chance * 6, 5), chance)
+                chance = np.where(flail, tdiv(chance * 6, 5), chance)
             chance = adjust(name, chance, P, vp)
-            settle(index, P, ok, chance + tdiv_many(gap[P], 2))
+            settle(index, P, ok, chance + tdiv(gap[P], 2))
         else:
             raise ValueError(f"the vectorised round has no defence {name!r}")
     return which >= 0, which

@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules.blow import CLASS_DIVISOR
 from affray.systems.rules.defence import FIGHTERS
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
-from affray.systems.rules.volley_protect import AFFECT_BITS, affect_mask, tdiv_many
+from affray.systems.rules.volley_protect import AFFECT_BITS, affect_mask
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
@@ -178,15 +179,15 @@ def _put_blow_constants(table: np.ndarray, rows: np.ndarray, col: np.ndarray) ->
     table[COLUMN["use_hand"], rows] = use_hand
     # blow.pay_movement: a player pays max(level / 20, 1) a blow; an NPC nothing
     table[COLUMN["blow_cost"], rows] = np.where(get("player") != 0,
-                                                np.maximum(tdiv_many(get("level"), 20), 1), 0)
+                                                np.maximum(tdiv(get("level"), 20), 1), 0)
     for part in ("n", "s", "b"):
         table[COLUMN[f"dmg_{part}"], rows] = np.where(use_hand, get(f"hand_{part}"),
                                                      get(f"dice_{part}"))
     thac00, thac32 = get("thac00"), get("thac32")
-    interp = thac00 + tdiv_many(get("modify_level") * (thac32 - thac00), 32)
+    interp = thac00 + tdiv(get("modify_level") * (thac32 - thac00), 32)
     table[COLUMN["class_base"], rows] = np.maximum(1, 20 - interp)
-    thac0 = np.where(interp < 0, tdiv_many(interp, 2), interp)
-    table[COLUMN["thac0_legacy"], rows] = np.where(thac0 < -5, -5 + tdiv_many(thac0 + 5, 2),
+    thac0 = np.where(interp < 0, tdiv(interp, 2), interp)
+    table[COLUMN["thac0_legacy"], rows] = np.where(thac0 < -5, -5 + tdiv(thac0 + 5, 2),
                                                    thac0)
 
 
@@ -237,26 +238,26 @@ def defence_bases(world: World, learned: np.ndarray, raw: dict[str, np.ndarray]
         ok |= np.where(npc, (listed & bit) != 0, effective > 1) * bit
         flat = config.npc_dodge if name == "dodge" else config.npc_other
         if name == "shield_block":
-            own = tdiv_many(effective, 2) - 10 + np.where(fighter, 10, 0)
+            own = tdiv(effective, 2) - 10 + np.where(fighter, 10, 0)
         elif name == "blink":
-            own = tdiv_many(effective, 2)
+            own = tdiv(effective, 2)
         elif name == "cross_block":
-            third = tdiv_many(effective, 3)
-            own = np.where(fighter, third + tdiv_many(third, 2), third)
+            third = tdiv(effective, 3)
+            own = np.where(fighter, third + tdiv(third, 2), third)
         elif name == "parry":
-            half = tdiv_many(effective, 2)
-            own = np.where(fighter, half + tdiv_many(half, 5), half)
+            half = tdiv(effective, 2)
+            own = np.where(fighter, half + tdiv(half, 5), half)
         elif name == "hand_block":
             chance = np.where(npc, flat, effective)
-            chances[name] = np.where(profession == PROF_NINJA, tdiv_many(chance, 2),
-                                     tdiv_many(chance, 3))
+            chances[name] = np.where(profession == PROF_NINJA, tdiv(chance, 2),
+                                     tdiv(chance, 3))
             continue
         else:  # dodge
-            own = tdiv_many(effective, 2) + 2 * (raw["dexterity"] - 20)
-            own = np.where(fighter, own + tdiv_many(own, 5),
+            own = tdiv(effective, 2) + 2 * (raw["dexterity"] - 20)
+            own = np.where(fighter, own + tdiv(own, 5),
                            np.where((profession == PROF_THIEF) | (profession == PROF_NINJA),
-                                    own + tdiv_many(own, 10),
-                                    np.where(profession == PROF_ANTI, own - tdiv_many(own, 10),
+                                    own + tdiv(own, 10),
+                                    np.where(profession == PROF_ANTI, own - tdiv(own, 10),
                                              own)))
         chances[name] = np.where(npc, flat, own)
     return ok, chances
@@ -265,7 +266,7 @@ def defence_bases(world: World, learned: np.ndarray, raw: dict[str, np.ndarray]
 def effective_many(learned: np.ndarray, dazed: np.ndarray | bool) -> np.ndarray:
     """`skills.effective_skill` for arrays (not a spell): 0 stays 0; dazed x2/3;
     clamped 0..100."""
-    value = np.where(dazed, tdiv_many(2 * learned, 3), learned) if np.any(dazed) else learned
+    value = np.where(dazed, tdiv(2 * learned, 3), learned) if np.any(dazed) else learned
     return np.where(learned == 0, 0, np.clip(value, 0, 100))
 
 
@@ -276,7 +277,7 @@ def weapon_skill_many(raw: dict[str, np.ndarray], dazed: np.ndarray | bool) -> n
     untaught = (raw["player"] == 0) & (weapon_learned < 0)
     npc_value = np.where(raw["wield"] != 0, 100, np.minimum(100, 2 * raw["level"] + 40))
     if np.any(dazed):
-        npc_value = np.where(dazed, tdiv_many(2 * npc_value, 3), npc_value)
+        npc_value = np.where(dazed, tdiv(2 * npc_value, 3), npc_value)
     taught = effective_many(np.maximum(weapon_learned, 0), dazed)
     return np.where(untaught, npc_value, taught)
 
@@ -569,7 +570,7 @@ class VolleyCache:
         pierce = get("hitroll") * skill * (100 + get("str_hit"))
         table[COLUMN["plain_skill"], rows] = skill
         table[COLUMN["plain_pierce"], rows] = pierce
-        table[COLUMN["plain_damroll"], rows] = tdiv_many(
+        table[COLUMN["plain_damroll"], rows] = tdiv(
             get("damroll") * np.minimum(100, skill), 100)
         knobs = world.content.fight.armor
         self.floats[FLOAT["plain_acc"], rows] = (knobs.base_w * get("class_base")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import EVIL, GOOD, default_protections, exact_armor
@@ -50,31 +51,9 @@ def affect_mask(levels: dict[str, int]) -> int:
     return mask
 
 
-_EXACT = 2 ** 53  # below this in magnitude, int64 -> float64 -> int64 loses nothing
-
-
-def tdiv_many(numerator: IntArray, denominator: int | IntArray) -> IntArray:
-    """C++ truncating division of an int array by positive whole numbers (as `tdiv`).
-
-    Fast paths, both exact: no negative numerator, floor division; every numerator below
-    2**53 in magnitude (and positive whole denominators), the float quotient truncated
-    (its rounding error, under |q| / 2**53, is below the 1/denominator between q and the
-    next whole number, so truncation never crosses one)."""
-    numerator = np.asarray(numerator)
-    if numerator.dtype != np.int64:
-        numerator = numerator.astype(np.int64)
-    if not numerator.size:
-        return numerator
-    low = numerator.min()
-    if low >= 0:
-        if type(denominator) is int and denominator > 0 and not denominator & (denominator - 1):
-            return numerator >> (denominator.bit_length() - 1)  # a power of two: a shift
-        return numerator // denominator
-    if low > -_EXACT and numerator.max() < _EXACT:
-        quotient = numerator / denominator
-        np.trunc(quotient, out=quotient)
-        return quotient.astype(np.int64)
-    return np.where(numerator >= 0, numerator // denominator, -((-numerator) // denominator))
+# C++ truncating division of ints or arrays: one definition (affray.arith.tdiv); this
+# name stays for the callers that imported it from here (saves.py).
+tdiv_many = tdiv
 
 
 def defaults_in_use(world: World) -> bool:
@@ -125,8 +104,8 @@ def resolve_many(mask: IntArray, imm: IntArray, res: IntArray, vuln: IntArray,
     immune = (mask & imm) != 0
     resistant = (mask & res) != 0
     vulnerable = (mask & vuln) != 0
-    out = np.where(resistant & ~vulnerable, dam - tdiv_many(dam, 3), dam)
-    out = np.where(vulnerable & ~resistant, dam + tdiv_many(dam, 2), out)
+    out = np.where(resistant & ~vulnerable, dam - tdiv(dam, 3), dam)
+    out = np.where(vulnerable & ~resistant, dam + tdiv(dam, 2), out)
     return np.where(immune, 0, out)
 
 
@@ -143,35 +122,35 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
     # resistance - dam*2/5.
     if present & (bit("sanctuary") | bit("stardust") | bit("dark_shroud") | bit("resistance")):
         sanct = has("sanctuary") | has("stardust")
-        dam = np.where(sanct, tdiv_many(dam, 2), dam)
+        dam = np.where(sanct, tdiv(dam, 2), dam)
         if present & bit("dark_shroud"):
             shroud = ~sanct & has("dark_shroud")
             if shroud.any():
-                dam = np.where(shroud, np.where(has("clan_guard"), tdiv_many(dam, 2),
-                                                tdiv_many(dam * 6, 10)), dam)
+                dam = np.where(shroud, np.where(has("clan_guard"), tdiv(dam, 2),
+                                                tdiv(dam * 6, 10)), dam)
         else:
             shroud = np.zeros(len(dam), dtype=bool)
         if present & bit("resistance"):
             resist = ~sanct & ~shroud & has("resistance")
             if resist.any():
-                dam = np.where(resist, dam - tdiv_many(dam * 2, 5), dam)
+                dam = np.where(resist, dam - tdiv(dam * 2, 5), dam)
     # R-PROT-2: protection from evil / good against an evil / good attacker: - dam/4.
     if present & (bit("protection_evil") | bit("protection_good")):
         align = hits.source_alignment
         cut = hits.has_source & (((align < EVIL) & has("protection_evil"))
                                  | ((align > GOOD) & has("protection_good")))
-        dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
+        dam = np.where(cut, dam - tdiv(dam, 4), dam)
     # R-PROT-3: protection from heat / cold: - dam/4.
     if present & (bit("protection_heat") | bit("protection_cold")):
         cut = (hits.fire & has("protection_heat")) | (hits.cold & has("protection_cold"))
-        dam = np.where(cut, dam - tdiv_many(dam, 4), dam)
+        dam = np.where(cut, dam - tdiv(dam, 4), dam)
     # R-PROT-4: liturgy: melee - dam*(3 + Lv/10)/100, else - dam*Lv/1200.
     liturgy = (has("liturgy") | victims.liturgy_skill if present & bit("liturgy")
                else victims.liturgy_skill)
     if liturgy.any():
         level = victims.modify_level
-        melee_cut = tdiv_many(dam * (3 + tdiv_many(level, 10)), 100)
-        other_cut = tdiv_many(dam * level, 1200)
+        melee_cut = tdiv(dam * (3 + tdiv(level, 10)), 100)
+        other_cut = tdiv(dam * level, 1200)
         dam = np.where(liturgy, dam - np.where(hits.melee, melee_cut, other_cut), dam)
     # R-PROT-5: the immunity table (R-IMM-3), then conductor - dam/4 (R-IMM-8); only a
     # hit whose bits meet the victim's imm, res or vuln is changed by the table.
@@ -183,11 +162,11 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
                                            victims.vuln, dam), dam)
         changed = True
     if present & bit("conductor"):
-        dam = np.where(hits.lightning & has("conductor"), dam - tdiv_many(dam, 4), dam)
+        dam = np.where(hits.lightning & has("conductor"), dam - tdiv(dam, 4), dam)
         changed = True
     immune = (before > 0) & (dam == 0) if changed else np.zeros(len(dam), dtype=bool)
     # R-PROT-6: above 10, *4/5.
-    dam = np.where(dam > 10, tdiv_many(dam * 4, 5), dam)
+    dam = np.where(dam > 10, tdiv(dam * 4, 5), dam)
     # R-PROT-7: armor (armor model only).
     if armor and content.fight.model == "armor":
         dam = armor_many(content, hits, victims, dam)
