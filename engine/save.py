@@ -32,6 +32,7 @@ from msgspec import Struct
 from affray.content_loader import default_content
 from affray.defs import decode_error_field
 from affray.errors import AffrayError, SaveError, UsageError
+from affray.event_log import EventLog
 from affray.grid import Grid
 from affray.systems.rules.lag import LagTable
 
@@ -285,7 +286,7 @@ def _restore(data: SavePayload) -> Any:
         world.rng = parts.rng
         world.by_id = dict(data.by_id)
         world.scripted = parts.scripted
-        world.events = parts.events
+        world.events = EventLog(parts.events)
         _restore_entities(world, parts.entities, data.next_entity)
         try:
             world.rebuild_views()

@@ -29,6 +29,7 @@ from affray.components import (
 from affray.content_loader import Content
 from affray.creatures import CreatureValues
 from affray.errors import ActionError, ClosedWorldError, UnknownCreatureError, UsageError
+from affray.event_log import EventLog
 from affray.events import Event, Refused
 from affray.grid import Grid
 from affray.rng import Rng
@@ -93,7 +94,8 @@ class World:
         # (volley_columns.VolleyCache; never saved; `touch` after a hand edit).
         self.volley_cache: Any = None
         self.pulse = 0
-        self.events: list[Event] = []
+        # A list to its reader; a big round's events stay columns until read (event_log).
+        self.events: EventLog = EventLog()
         self.systems: tuple[System, ...] = tuple(cls() for cls in SCHEDULE)
         # The systems `next_pulse` asks (own_pulses), worked out again if `systems` is
         # replaced.

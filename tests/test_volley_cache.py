@@ -368,40 +368,44 @@ def test_a_fight_ended_on_a_scalar_turn_marks_the_fighter() -> None:
 
 
 def test_the_collector_pause_around_the_blow_events(monkeypatch) -> None:
-    """The vectorised round pauses the cyclic garbage collector while it builds the blow
-    events (volley.blow_events): off during the build, on again after the round, on again
-    when the build fails, and left off for a game that had turned it off."""
+    """The vectorised round's blow events are built (volley.BlowEvents.objects) when the
+    log is first read, with the cyclic garbage collector paused: off during the build, on
+    again after it, on again when the build fails, and left off for a game that had
+    turned it off."""
     import gc
 
     seen: list[bool] = []
-    real = volley._blow_events
+    real = volley.BlowEvents._build
 
-    def spy(world, cols, blows):  # type: ignore[no-untyped-def]
+    def spy(self):  # type: ignore[no-untyped-def]
         seen.append(gc.isenabled())
-        return real(world, cols, blows)
+        return real(self)
 
-    def broken(world, cols, blows):  # type: ignore[no-untyped-def]
+    def broken(self):  # type: ignore[no-untyped-def]
         raise RuntimeError("building the events failed")
 
     was_enabled = gc.isenabled()
     try:
         for game_turned_it_off in (False, True):
             (gc.disable if game_turned_it_off else gc.enable)()
-            monkeypatch.setattr(volley, "_blow_events", spy)
+            monkeypatch.setattr(volley.BlowEvents, "_build", spy)
             world = world_from_text(battle_text(), seed=1)
             try:
-                world.run(1)  # the round of pulse 0, vectorised
+                world.run(1)  # the round of pulse 0, vectorised: its events are columns
+                assert seen == [] and world.events.pending
+                assert len(list(world.events)) > 0  # reading builds them
             finally:
                 world.close()
             assert seen == [False]
             assert gc.isenabled() is not game_turned_it_off
             seen.clear()
         gc.enable()
-        monkeypatch.setattr(volley, "_blow_events", broken)
+        monkeypatch.setattr(volley.BlowEvents, "_build", broken)
         world = world_from_text(battle_text(), seed=1)
         try:
+            world.run(1)
             with pytest.raises(RuntimeError):
-                world.run(1)
+                list(world.events)
         finally:
             world.close()
         assert gc.isenabled()

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from affray.arith import tdiv
+from affray.event_log import EventLog
 from affray.events import Damage, Defended, Immune, Miss
 from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
@@ -149,7 +150,7 @@ class Plan:
         self.any_touched = False
         self.moved = np.zeros(cache.count, dtype=bool)   # to flush: move, move_pulse
         self.hurt = np.zeros(cache.count, dtype=bool)    # to flush: hp
-        self.events: list = []
+        self.events: BlowEvents | None = None
         if not len(order):
             return
         cols = cache.columns(world)
@@ -189,7 +190,7 @@ class Plan:
         self.player_cost = cols.blow_cost
         self.positions = cols.positions
         self._breaks()
-        self.events = blow_events(world, cols, blows)
+        self.events = BlowEvents(world, cols, blows)
 
     def _breaks(self) -> None:
         """Where a bulk run must stop, whatever is touched: `next_stop[t]`, the first turn
@@ -250,10 +251,10 @@ class Plan:
         movement (in the columns; `flush` writes the components), and a target that
         fought no one starts fighting its first hurter."""
         b0, b1 = int(self.start[turn]), int(self.stop[turn + count - 1])
-        events = self.events
-        world.events.extend(events if b0 == 0 and b1 == len(events) else events[b0:b1])
         if b1 <= b0:
             return
+        assert self.events is not None  # a plan with turns has blows
+        log_blows(world, self.events, b0, b1)
         cache = self.cache
         table = cache.table
         size = len(self.hurt)  # the rows when the plan was made (every row it names)
@@ -359,57 +360,126 @@ def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
     return ((cols.traits & TRAIT["steady"]) != 0) & enough
 
 
-def blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-def]
-    """Each blow's event, as the scalar pipeline writes it (blow.one_hit, damage.finish),
-    built kind by kind with C-level tuple construction, then put in blow order.
+class BlowEvents:
+    """A plan's blow events, as the scalar pipeline writes them (blow.one_hit,
+    damage.finish), kept as the round's columns: the log holds them as lazy blocks
+    (engine/event_log.py) and `objects()` builds them all, once, when it is read; a blow
+    walked singly gets its own object from `event(b)`, the same one.
 
-    The cyclic garbage collector is paused meanwhile (when it was on): ten thousand new
-    tuples would otherwise set off a dozen young collections and, every so often, a full
-    one over the whole world; the tuples hold no cycles, and one young collection after
-    the pause does the same work once."""
-    if not gc.isenabled():
-        return _blow_events(world, cols, blows)
-    gc.disable()
-    try:
-        return _blow_events(world, cols, blows)
-    finally:
-        gc.enable()
+    What could change in the columns before the log is read (a row read again after a
+    weapon swap) is copied now: each blow's damage type and the defence names. A row's
+    creature, and so its id, never changes within a column cache."""
 
+    __slots__ = (
+        "_objects",
+        "attacker",
+        "blow_type",
+        "critical",
+        "dam",
+        "defence",
+        "defence_names",
+        "ids",
+        "kind",
+        "pulse",
+        "raw",
+        "type_names",
+        "victim",
+    )
 
-def _blow_events(world: World, cols, blows) -> list:  # type: ignore[no-untyped-def]
-    pulse = world.pulse
-    n = len(blows.kind)
-    ids = cols.ids
-    types = np.array(cols.type_names, dtype=object)
-    names = np.array([*world.rules.defences.names, ""], dtype=object)
-    out = np.empty(n, dtype=object)
-    kind = blows.kind
-    for code, cls in ((MISS, Miss), (DEFENDED, Defended), (IMMUNE, Immune), (DAMAGE, Damage)):
-        where = np.flatnonzero(kind == code)
-        if not len(where):
-            continue
-        a, v = blows.attacker[where], blows.victim[where]
-        src, tgt = ids[a].tolist(), ids[v].tolist()
-        m = len(where)
+    def __init__(self, world: World, cols, blows) -> None:  # type: ignore[no-untyped-def]
+        self.pulse = world.pulse
+        self.kind, self.attacker, self.victim = blows.kind, blows.attacker, blows.victim
+        self.defence, self.dam, self.raw = blows.defence, blows.dam, blows.raw
+        self.critical = blows.critical
+        self.ids = cols.ids
+        self.type_names = tuple(cols.type_names)
+        # each blow's damage type code (None: one type for every blow)
+        self.blow_type = cols.type_code[blows.attacker] if len(self.type_names) > 1 else None
+        self.defence_names = (*world.rules.defences.names, "")
+        self._objects: list | None = None
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def event(self, b: int):  # type: ignore[no-untyped-def]
+        """Blow b's event (the fields as `objects` builds them)."""
+        if self._objects is not None:
+            return self._objects[b]
+        code, ids, pulse = int(self.kind[b]), self.ids, self.pulse
+        src, tgt = ids[int(self.attacker[b])], ids[int(self.victim[b])]
         if code == MISS:
-            fields = zip(repeat(pulse, m), src, tgt, repeat("melee", m), strict=True)
-        elif code == DEFENDED:
-            fields = zip(repeat(pulse, m), src, tgt, names[blows.defence[where]].tolist(),
-                         strict=True)
-        elif code == IMMUNE:
-            fields = zip(repeat(pulse, m), src, tgt, types[cols.type_code[a]].tolist(),
-                         strict=True)
-        else:
-            damage_types = (repeat(cols.type_names[0], m) if len(cols.type_names) == 1
-                            else types[cols.type_code[a]].tolist())  # one type for all
-            fields = zip(repeat(pulse, m), src, tgt, blows.dam[where].tolist(),
-                         blows.raw[where].tolist(), damage_types,
-                         repeat("melee", m),
-                         repeat(None, m), blows.critical[where].tolist(), repeat(False, m),
-                         repeat(None, m), strict=True)
-        made = map(tuple.__new__, repeat(cls, m), fields)
-        out[where] = np.fromiter(made, dtype=object, count=m)
-    return out.tolist()
+            return tuple.__new__(Miss, (pulse, src, tgt, "melee"))
+        if code == DEFENDED:
+            return tuple.__new__(Defended, (pulse, src, tgt,
+                                            self.defence_names[int(self.defence[b])]))
+        damage_type = self.type_names[0 if self.blow_type is None else int(self.blow_type[b])]
+        if code == IMMUNE:
+            return tuple.__new__(Immune, (pulse, src, tgt, damage_type))
+        return tuple.__new__(Damage, (pulse, src, tgt, int(self.dam[b]), int(self.raw[b]),
+                                      damage_type, "melee", None, bool(self.critical[b]),
+                                      False, None))
+
+    def objects(self) -> list:
+        """Every blow's event, in blow order, built kind by kind with C-level tuple
+        construction (kept: a second read gets the same objects).
+
+        The cyclic garbage collector is paused meanwhile (when it was on): ten thousand
+        new tuples would otherwise set off a dozen young collections and, every so often,
+        a full one over the whole world; the tuples hold no cycles, and one young
+        collection after the pause does the same work once."""
+        if self._objects is None:
+            if not gc.isenabled():
+                self._objects = self._build()
+            else:
+                gc.disable()
+                try:
+                    self._objects = self._build()
+                finally:
+                    gc.enable()
+        return self._objects
+
+    def _build(self) -> list:
+        pulse, ids = self.pulse, self.ids
+        n = len(self.kind)
+        types = np.array(self.type_names, dtype=object)
+        names = np.array(self.defence_names, dtype=object)
+        out = np.empty(n, dtype=object)
+        kind = self.kind
+        for code, cls in ((MISS, Miss), (DEFENDED, Defended), (IMMUNE, Immune),
+                          (DAMAGE, Damage)):
+            where = np.flatnonzero(kind == code)
+            if not len(where):
+                continue
+            m = len(where)
+            src, tgt = ids[self.attacker[where]].tolist(), ids[self.victim[where]].tolist()
+            if code == MISS:
+                fields = zip(repeat(pulse, m), src, tgt, repeat("melee", m), strict=True)
+            elif code == DEFENDED:
+                fields = zip(repeat(pulse, m), src, tgt,
+                             names[self.defence[where]].tolist(), strict=True)
+            else:
+                damage_types = (repeat(self.type_names[0], m) if self.blow_type is None
+                                else types[self.blow_type[where]].tolist())
+                if code == IMMUNE:
+                    fields = zip(repeat(pulse, m), src, tgt, damage_types, strict=True)
+                else:
+                    fields = zip(repeat(pulse, m), src, tgt, self.dam[where].tolist(),
+                                 self.raw[where].tolist(), damage_types, repeat("melee", m),
+                                 repeat(None, m), self.critical[where].tolist(),
+                                 repeat(False, m), repeat(None, m), strict=True)
+            made = map(tuple.__new__, repeat(cls, m), fields)
+            out[where] = np.fromiter(made, dtype=object, count=m)
+        return out.tolist()
+
+
+def log_blows(world: World, source: BlowEvents, start: int, stop: int) -> None:
+    """Append blows `start:stop`'s events to the log: as a lazy block, or built now when
+    a game replaced `world.events` with a plain list."""
+    log = world.events
+    if type(log) is EventLog:
+        log.push_lazy(source, start, stop)
+    else:
+        log.extend(source.objects()[start:stop])
 
 
 def volley_round(world: World) -> None:
@@ -510,13 +580,14 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
     pay = fighter.creature.player
     cost = max(tdiv(fighter.level.level, 20), 1)
     vitals = victim.vitals
-    blow_events_ = plan.events
+    blow_events = plan.events
+    assert blow_events is not None
     dams = plan.dam[int(plan.start[turn]):int(plan.stop[turn])].tolist()
     first = int(plan.start[turn])
     for b in range(int(plan.start[turn]), int(plan.stop[turn])):
         if pay:  # blow.pay_movement; plain players have enough for a whole round
             fighter.vitals.move -= min(cost, fighter.vitals.move)
-        events.append(blow_events_[b])
+        events.append(blow_events.event(b))
         dam = dams[b - first]
         if dam <= 0:
             continue

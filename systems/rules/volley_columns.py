@@ -37,6 +37,7 @@ import numpy as np
 
 from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
+from affray.event_log import EventLog
 from affray.systems.rules.blow import CLASS_DIVISOR
 from affray.systems.rules.defence import FIGHTERS
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
@@ -335,8 +336,11 @@ class VolleyCache:
         self.type_code: dict[str, int] = {}
         self.dirty: set[int] = set()        # entities to read again
         self.stale = False                  # everything to read again
-        self.seen = len(world.events)       # events already looked at
-        self.last_event: Any = world.events[-1] if world.events else None
+        self.seen = 0                       # events already looked at
+        self.log: Any = None                # ... in this log
+        self.edits = 0                      # ... after this many of its edits
+        self.last_event: Any = None         # ... the last of them (a plain list's check)
+        self.looked(world)
         self.unresolved: set[int] = set()   # rows fighting a creature not (yet) known
         # The round's fighters as the last round left them (Melee's `world.fighting`)
         self.fighting_set: set[int] = set()
@@ -357,7 +361,12 @@ class VolleyCache:
         seen = self.seen
         if self.stale or world.sheets is not self.sheets_of or world.content is not self.content:
             return False
-        if len(events) < seen or (seen and events[seen - 1] is not self.last_event):
+        if events is not self.log or len(events) < seen:
+            return False
+        if type(events) is EventLog:  # an edit of what was logged, counted by the log
+            if events.edits != self.edits:
+                return False
+        elif seen and events[seen - 1] is not self.last_event:  # a game's plain list
             return False
         return self.count <= 4 * len(world.fighting) + 4096
 
@@ -375,9 +384,12 @@ class VolleyCache:
 
     def looked(self, world: World) -> None:
         """Every event so far has been taken into account."""
-        events = world.events
+        events = self.log = world.events
         self.seen = len(events)
-        self.last_event = events[-1] if events else None
+        if type(events) is EventLog:  # its edits counter; its last event may be columns
+            self.edits = events.edits
+        else:
+            self.last_event = events[-1] if events else None
 
     def sync(self, world: World) -> None:
         """Bring the rows up to date with what happened since the last round."""
