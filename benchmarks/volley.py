@@ -9,9 +9,12 @@ Rows, in one run so the machine's load is shared:
 - the bare numpy round: to-hit and dice damage for as many blows, subtracted from an hp
   array: the floor a Python engine can reach, which the vectorised round is measured
   against (target: within 30x);
+- the same vectorised round with its events read (built into objects: the log keeps a
+  vectorised round's events as columns until read, engine/event_log.py), what a game
+  that renders every event pays; the scalar row is compared with this one;
 - the crossover: the smallest fighter count at which the vectorised round beats the
   scalar one (the vectorised path forced on from 2 fighters), the figure behind
-  content/fight.toml's `vectorise_min_fighters`.
+  content/fight.toml's `vectorise_min_fighters`; both with their events read.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from .blows import fighting_pairs
 from .timing import Result, result_from
 
 
-def round_times(content: Content, fighters: int, mode: str, rounds: int
-                ) -> tuple[list[float], int]:
-    """Seconds per round pulse (World.tick) and blows per round, over `rounds` rounds."""
+def round_times(content: Content, fighters: int, mode: str, rounds: int,
+                read: bool = False) -> tuple[list[float], int]:
+    """Seconds per round pulse (World.tick) and blows per round, over `rounds` rounds;
+    `read`: the round's events read too (a vectorised round's are built when read:
+    engine/event_log.py), as a game that renders each of them does."""
     world = fighting_pairs(content, fighters, seed=4)
     try:
         world.vectorise = mode
@@ -37,6 +42,8 @@ def round_times(content: Content, fighters: int, mode: str, rounds: int
             before = len(world.events)
             start = time.perf_counter()
             world.tick()
+            if read:
+                world.events[before:]
             times.append(time.perf_counter() - start)
             blows += len(world.events) - before
             world.run(content.fight.round_pulses - 1)
@@ -65,20 +72,26 @@ def big_round(content: Content, fighters: int, rounds: int) -> list[Result]:
     """The vectorised, scalar and bare rows at one size."""
     size = f"{fighters:,} fighters"
     vector, blows = round_times(content, fighters, "auto", rounds)
-    scalar, scalar_blows = round_times(content, fighters, "never", rounds)
+    read, _ = round_times(content, fighters, "auto", rounds, read=True)
+    scalar, scalar_blows = round_times(content, fighters, "never", rounds, read=True)
     bare = bare_round_times(blows, max(rounds, 5))
     vector_row = result_from("round, vectorised", size, "blow", blows, vector,
                              note=f"{blows:,} blows a round; first round (reads every "
                                   f"fighter) {vector[0] * 1000:.0f} ms")
+    read_row = result_from("round, vectorised, events read", size, "blow", blows, read,
+                           note="the round and the objects of its events (built when "
+                                "read): what a game that renders every event pays")
     bare_row = result_from("round, bare numpy", size, "blow", blows, bare,
                            note="to-hit + 2d8+3 + hp subtract")
     scalar_row = result_from("round, scalar", size, "blow", scalar_blows, scalar,
                              note=f"{scalar_blows:,} blows a round")
     vector_row.ratio = vector_row.median_seconds / bare_row.median_seconds
     vector_row.ratio_of = "round, bare numpy"
-    scalar_row.ratio = scalar_row.median_seconds / vector_row.median_seconds
-    scalar_row.ratio_of = "round, vectorised"
-    return [vector_row, scalar_row, bare_row]
+    read_row.ratio = read_row.median_seconds / bare_row.median_seconds
+    read_row.ratio_of = "round, bare numpy"
+    scalar_row.ratio = scalar_row.median_seconds / read_row.median_seconds
+    scalar_row.ratio_of = "round, vectorised, events read"
+    return [vector_row, read_row, scalar_row, bare_row]
 
 
 def crossover(content: Content, largest: int, rounds: int) -> Result:
@@ -89,8 +102,8 @@ def crossover(content: Content, largest: int, rounds: int) -> Result:
     times_at: list[float] = []
     fighters = 8
     while fighters <= largest:
-        vector, _ = round_times(forced, fighters, "auto", rounds)
-        scalar, _ = round_times(forced, fighters, "never", rounds)
+        vector, _ = round_times(forced, fighters, "auto", rounds, read=True)
+        scalar, _ = round_times(forced, fighters, "never", rounds, read=True)
         sizes.append(fighters)
         times_at = vector
         if np.median(vector) < np.median(scalar):

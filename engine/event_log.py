@@ -96,14 +96,15 @@ class EventLog(MutableSequence[Any]):
         """The log as a plain list of event objects (its own list: do not keep it), every
         pending block built now."""
         items = self._items
-        if self._first >= 0:
-            whole: list[Any] = items[:self._first]
-            for entry in items[self._first:]:
+        first = self._first
+        if first >= 0:
+            rest: list[Any] = []
+            for entry in items[first:]:  # what precedes the first block stays as it is
                 if type(entry) is LazyBlock:
-                    whole.extend(entry.build())
+                    rest.extend(entry.build())
                 else:
-                    whole.append(entry)
-            items[:] = whole  # the same list: `append` stays bound to it
+                    rest.append(entry)
+            items[first:] = rest  # the same list: `append` stays bound to it
             self._first = self._last = -1
             self._hidden = 0
         return items
