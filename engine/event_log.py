@@ -148,7 +148,16 @@ class EventLog(MutableSequence[Any]):
         return self.built()[index]
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self.built())
+        """Every event in order, built; like a list's iterator, it goes on to events
+        logged while it runs (a block pushed meanwhile is built before it is reached)."""
+        items = self.built()
+        done = 0
+        while done < len(items):
+            if self._first >= 0:
+                self.built()
+            stop = len(items)
+            yield from items[done:stop]
+            done = stop
 
     def __reversed__(self) -> Iterator[Any]:
         return reversed(self.built())
