@@ -10,9 +10,10 @@ rules (R-MELEE-8): nothing here sets anyone burning or touches terrain.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Any
 
-from affray.arith import tdiv
+from affray.arith import maximum, minimum, select, tdiv
 from affray.dice import dice_average_x2
 from affray.events import Defended, Miss, TooTired
 from affray.systems.rules import immunity
@@ -37,6 +38,81 @@ if TYPE_CHECKING:
 _new_tuple = tuple.__new__
 
 CLASS_DIVISOR = {"hybrid": 130, "agile": 110, "other": 100}  # casters: none
+
+
+# -- the formulas, one definition each (ints or numpy arrays: issue 12) -----------------
+# The blow below and the vectorised round (volley_blows, volley_columns) both call these;
+# the rolls stay with each caller, the arithmetic is here once.
+def movement_cost(level: Any) -> Any:
+    """What a player's blow costs in movement points: max(level/20, 1)."""
+    return maximum(tdiv(level, 20), 1)
+
+
+def weapon_damage(rolled: Any, skill: Any) -> Any:
+    """R-MELEE-3's damBase with weapon dice: the roll (dice + bonus) x skill/100."""
+    return tdiv(rolled * skill, 100)
+
+
+def bare_hand_range(level: Any, skill: Any) -> tuple[Any, Any]:
+    """R-MELEE-3's bare-handed damBase range: 1 + 4 skill/100 .. (2 level/3) skill/100."""
+    return 1 + tdiv(4 * skill, 100), tdiv(tdiv(2 * level, 3) * skill, 100)
+
+
+def unshielded_damage(dam: Any) -> Any:
+    """R-MELEE-3: a wielded weapon and no shield: x21/20."""
+    return tdiv(dam * 21, 20)
+
+
+def sharp_succeeds(roll: Any, skill: Any) -> Any:
+    """R-MELEE-3: a sharp weapon bites on number_percent() <= skill/8."""
+    return roll <= tdiv(skill, 8)
+
+
+def sharp_damage(dam: Any, roll: Any) -> Any:
+    """R-MELEE-3: a sharp weapon's bite: 2 dam + dam x 2 roll/100 (the same roll)."""
+    return 2 * dam + tdiv(dam * 2 * roll, 100)
+
+
+def holy_damage(dam: Any) -> Any:
+    """R-MELEE-3: a holy weapon, good wielder, evil victim (1 in 30ish): + dam x 120/100."""
+    return dam + tdiv(dam * 120, 100)
+
+
+def class_bonus(dam: Any, roll: Any, divisor: Any) -> Any:
+    """damapply_class: dam + dam x number_percent()/divisor (CLASS_DIVISOR)."""
+    return dam + tdiv(dam * roll, divisor)
+
+
+def damroll_term(damroll: Any, skill: Any) -> Any:
+    """R-MELEE-3: damroll x min(100, skill)/100, added to the damage."""
+    return tdiv(damroll * minimum(skill, 100), 100)
+
+
+def strength_bonus(dam: Any, str_damage: Any) -> Any:
+    """R-MELEE-3: dam + dam x str_app[STR].damage/100."""
+    return dam + tdiv(dam * str_damage, 100)
+
+
+def critical_damage(dam: Any, numerator: Any, denominator: Any) -> Any:
+    """R-HIT-5: a critical multiplies the damage by the fight config's fraction."""
+    return tdiv(dam * numerator, denominator)
+
+
+def position_multiplier_value(rank: Any, value: Any) -> Any:
+    """R-MELEE-4: victim asleep or worse (rank) x2; resting or sitting x3/2 (truncated)."""
+    return select(rank <= SLEEPING, value * 2,
+                  select(rank < FIGHTING, tdiv(value * 3, 2), value))
+
+
+# The blow calls the formulas whose arguments take few values through these memos: a
+# C-level look-up instead of the formula's Python calls (the formula stays the one
+# definition; a memo only remembers what it gave).
+_movement_cost = functools.lru_cache(maxsize=1024)(movement_cost)
+_weapon_damage = functools.lru_cache(maxsize=4096)(weapon_damage)
+_unshielded_damage = functools.lru_cache(maxsize=4096)(unshielded_damage)
+_class_bonus = functools.lru_cache(maxsize=4096)(class_bonus)
+_damroll_term = functools.lru_cache(maxsize=4096)(damroll_term)
+_strength_bonus = functools.lru_cache(maxsize=4096)(strength_bonus)
 
 
 def can_hit(attacker: Sheet, victim: Sheet) -> bool:
@@ -79,9 +155,7 @@ def pay_movement(attacker: Sheet) -> None:
     """A player pays min(max(level/20, 1), move) movement points per blow; NPCs nothing."""
     if attacker.creature.player:
         vitals = attacker.vitals
-        cost = tdiv(attacker.level.level, 20)
-        if cost < 1:
-            cost = 1
+        cost = _movement_cost(attacker.level.level)
         vitals.move -= cost if cost < vitals.move else vitals.move
 
 
@@ -97,20 +171,19 @@ def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int
             weapon_dice is None or dice_average_x2(hand) > dice_average_x2(weapon_dice)):
         dam = rng.dice(hand[0], hand[1]) + hand[2]
     elif weapon_dice is not None:
-        dam = tdiv((rng.dice(weapon_dice[0], weapon_dice[1]) + weapon_dice[2]) * skill, 100)
+        dam = _weapon_damage(rng.dice(weapon_dice[0], weapon_dice[1]) + weapon_dice[2], skill)
     else:
-        level = attacker.level.level
-        dam = rng.number_range(1 + tdiv(4 * skill, 100), tdiv(tdiv(2 * level, 3) * skill, 100))
+        dam = rng.number_range(*bare_hand_range(attacker.level.level, skill))
     if weapon is not None:
         if not attacker.shield:
-            dam = tdiv(dam * 21, 20)
+            dam = _unshielded_damage(dam)
         if weapon.sharp:
             p = rng.percent()
-            if p <= tdiv(skill, 8):
-                dam = 2 * dam + tdiv(dam * 2 * p, 100)
+            if sharp_succeeds(p, skill):
+                dam = sharp_damage(dam, p)
         if (weapon.holy and attacker.level.alignment > GOOD and victim.level.alignment < EVIL
                 and rng.percent() < 30):
-            dam += tdiv(dam * 120, 100)
+            dam = holy_damage(dam)
     return dam
 
 
@@ -122,26 +195,21 @@ def apply_class(world: World, attacker: Sheet, dam: int) -> int:
     divisor = CLASS_DIVISOR.get(attacker.profession.flag)
     if divisor is None:
         return dam
-    return dam + tdiv(dam * world.rng.percent(), divisor)
+    return _class_bonus(dam, world.rng.percent(), divisor)
 
 
 def apply_damroll(world: World, attacker: Sheet, dam: int, skill: int) -> int:
     """dam += damroll*min(100, skill)/100, then dam += dam*str_app[STR].damage/100."""
-    dam += tdiv(attacker.offense.damroll * (100 if skill > 100 else skill), 100)
+    dam += _damroll_term(attacker.offense.damroll, skill)
     strength = attacker.stats.strength  # stat_index, written out: this runs every blow
     str_damage = world.content.stats.str_.damage[
         0 if strength < 0 else 28 if strength > 28 else strength]
-    return dam + tdiv(dam * str_damage, 100) if str_damage else dam
+    return _strength_bonus(dam, str_damage) if str_damage else dam
 
 
 def position_multiplier(victim: Sheet, value: int) -> int:
     """R-MELEE-4: victim asleep or worse x2; resting or sitting x3/2 (truncated)."""
-    rank = POSITION_RANK[victim.vitals.position]
-    if rank <= SLEEPING:
-        return value * 2
-    if rank < FIGHTING:
-        return tdiv(value * 3, 2)
-    return value
+    return position_multiplier_value(POSITION_RANK[victim.vitals.position], value)
 
 
 def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") -> int:
@@ -202,7 +270,7 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
         dam, critical = hit.dam, hit.critical
     if critical:  # R-HIT-5: with the other multipliers, before protections
         numerator, denominator = fight.critical_multiplier
-        dam = tdiv(dam * numerator, denominator)
+        dam = critical_damage(dam, numerator, denominator)
     if dam < 1:
         dam = 1  # damNormalize
     hit.dam = hit.orig_dam = hit.raw = dam

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.arith import interpolate, tdiv
+from affray.arith import interpolate, maximum, minimum, select, tdiv
 from affray.defs import POSITIONS
 from affray.systems.rules.hit import ZERO
 
@@ -25,6 +25,85 @@ FIGHTING = POSITIONS.index("fighting")
 RESTING = POSITIONS.index("resting")
 SLEEPING = POSITIONS.index("sleeping")
 POSITION_RANK = {name: rank for rank, name in enumerate(POSITIONS)}
+
+
+# -- the formulas, one definition each (ints or numpy arrays: issue 12) -----------------
+# The scalar blow below and the vectorised round (volley_columns, volley_blows) both call
+# these; each takes plain values, so `f(37)` and `f(np.array([37]))` agree element for
+# element (floats bit for bit: the same operations in the same order).
+
+
+def class_base_value(level: Any, thac00: Any, thac32: Any) -> Any:
+    """R-HIT-2: classBase = 20 - interpolate(modify level, thac00, thac32), at least 1."""
+    return maximum(20 - interpolate(level, thac00, thac32), 1)
+
+
+def hitroll_product(hitroll: Any, skill: Any, str_hit: Any) -> Any:
+    """R-HIT-2 / R-HIT-7: the effective hitroll in whole 1/10000ths: hitroll x skill% x
+    (100 + strength hit bonus)%."""
+    return hitroll * skill * (100 + str_hit)
+
+
+def accuracy_value(base_w: float, class_base: Any, pierce: Any) -> Any:
+    """R-HIT-2: acc = base_w * classBase + effective hitroll (`pierce`, 1/10000ths)."""
+    return base_w * class_base + pierce / HITROLL_SCALE
+
+
+def evasion_base(level: Any, defensive: Any, ev_level: float, ev_dex: float) -> Any:
+    """R-HIT-3 before position, blindness and Sluggish: ev_level * Lv + ev_dex *
+    (-dex defensive) * min(1, Lv/100)."""
+    return ev_level * level + ev_dex * (-defensive) * minimum(level / 100.0, 1.0)
+
+
+def sluggish_factor(degrees: Any, floor: float, per_degree: float) -> Any:
+    """R-STAT-2: evasion x max(floor, 1 - per_degree * d) for Sluggish d; 1.0 without."""
+    return select(degrees != 0, maximum(1.0 - per_degree * degrees, floor), 1.0)
+
+
+def evasion_adjusted(value: Any, halve: Any, blind_failed: Any, blind_factor: float,
+                     sluggish: Any) -> Any:
+    """R-HIT-3: evasion halved below fighting or with no movement, times blind_factor
+    against a blind attacker that failed blind fighting, times the Sluggish factor."""
+    value = select(halve, value / 2.0, value)
+    value = select(blind_failed, value * blind_factor, value)
+    return value * sluggish
+
+
+def legacy_thac0_base(level: Any, thac00: Any, thac32: Any) -> Any:
+    """R-HIT-1: thac0 interpolated by modify level, halved below 0, and below -5
+    compressed to -5 + (thac0 + 5)/2."""
+    thac0 = interpolate(level, thac00, thac32)
+    thac0 = select(thac0 < 0, tdiv(thac0, 2), thac0)
+    return select(thac0 < -5, -5 + tdiv(thac0 + 5, 2), thac0)
+
+
+def legacy_thac0_value(thac0: Any, hitroll: Any, level: Any, str_hit: Any, skill: Any) -> Any:
+    """R-HIT-1: minus the hitroll term ((hitroll - real level/2) plus its strength share,
+    x skill/100), plus 5 x (100 - skill)/100."""
+    hr = hitroll - tdiv(level, 2)
+    hr = hr + tdiv(hr * str_hit, 100)
+    return thac0 - tdiv(hr * skill, 100) + tdiv(5 * (100 - skill), 100)
+
+
+def legacy_ac_value(armor: Any, dex_defensive: Any, awake: Any) -> Any:
+    """R-HIT-1 / R-HIT-10: AC/10 of -armor points (plus the dex defensive value while
+    awake); below -20 compressed: ((ac + 20) * 2)/3 - 20."""
+    ac = tdiv(-armor + select(awake, dex_defensive, 0), 10)
+    return select(ac < -20, tdiv((ac + 20) * 2, 3) - 20, ac)
+
+
+def legacy_ac_adjusted(ac: Any, armor_use_level: Any, blind_failed: Any, rank: Any,
+                       move: Any) -> Any:
+    """R-HIT-1: a successful armor use takes modify level/2 off (`armor_use_level`: the
+    victim's modify level, 0 when it failed); a blind attacker that failed blind
+    fighting, 4; resting or below +4, sleeping or below +6 more; no movement +10."""
+    ac = ac - tdiv(armor_use_level, 2) - 4 * blind_failed
+    return ac + 4 * (rank < FIGHTING) + 6 * (rank < RESTING) + 10 * (move <= 0)
+
+
+def legacy_hits(face: Any, hobbit: Any, thac0: Any, ac: Any) -> Any:
+    """R-HIT-1: d20 face 0 misses (a hobbit hits), 19 hits, else face >= thac0 - ac."""
+    return select(face == 0, hobbit, select(face == 19, True, face >= thac0 - ac))
 
 
 def stat_index(value: int) -> int:
@@ -57,10 +136,11 @@ def class_base(sheet: Sheet) -> int:
     return _class_base(level.level + level.remorts, profession.thac00, profession.thac32)
 
 
-@functools.lru_cache(maxsize=4096)  # a C-level look-up on every blow instead of two calls
-def _class_base(level: int, thac00: int, thac32: int) -> int:
-    base = 20 - interpolate(level, thac00, thac32)
-    return base if base > 1 else 1
+# The scalar blow calls the formulas whose arguments take few values through these
+# memos: a C-level look-up on every blow instead of the formula's Python calls (the
+# formulas stay the one definition; a memo only remembers what they gave).
+_class_base = functools.lru_cache(maxsize=4096)(class_base_value)
+_evasion_base = functools.lru_cache(maxsize=4096)(evasion_base)
 
 
 HITROLL_SCALE = 10000  # hitroll x skill% x (100 + bonus)%: a whole number of 1/10000ths
@@ -71,7 +151,7 @@ def hitroll_ten_thousandths(sheet: Sheet, skill: int, content: Content) -> int:
     hit bonus), exact."""
     strength = sheet.stats.strength  # stat_index, written out: this runs every blow
     str_hit = content.stats.str_.hit[0 if strength < 0 else 28 if strength > 28 else strength]
-    return sheet.offense.hitroll * skill * (100 + str_hit)
+    return hitroll_product(sheet.offense.hitroll, skill, str_hit)
 
 
 def effective_hitroll(sheet: Sheet, skill: int, content: Content) -> Fraction:
@@ -119,8 +199,8 @@ def armor_use_succeeds(victim: Sheet, rng: Rng, effective: int) -> bool:
 # -- the armor model ------------------------------------------------------------------
 def accuracy(attacker: Sheet, skill: int, content: Content) -> float:
     """R-HIT-2: base_w * classBase + effective hitroll."""
-    return (content.fight.armor.base_w * class_base(attacker)
-            + hitroll_ten_thousandths(attacker, skill, content) / HITROLL_SCALE)
+    return accuracy_value(content.fight.armor.base_w, class_base(attacker),
+                          hitroll_ten_thousandths(attacker, skill, content))
 
 
 def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> float:
@@ -133,18 +213,18 @@ def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> flo
     level = levels.level + levels.remorts
     dex = victim.stats.dexterity  # stat_index, written out: this runs every blow
     defensive = content.stats.dex.defensive[0 if dex < 0 else 28 if dex > 28 else dex]
-    value = knobs.ev_level * level + knobs.ev_dex * (-defensive) * (
-        1.0 if level >= 100 else level / 100.0)
+    value = _evasion_base(level, defensive, knobs.ev_level, knobs.ev_dex)
     vitals = victim.vitals
-    if POSITION_RANK[vitals.position] < FIGHTING or vitals.move <= 0:
-        value /= 2.0
-    if attacker_blind_failed:
-        value *= knobs.blind_factor
+    halve = POSITION_RANK[vitals.position] < FIGHTING or vitals.move <= 0
     degrees = victim.statuses.degrees
     sluggish = degrees.get("sluggish", 0) if degrees else 0
-    if sluggish:
-        status = content.statuses["sluggish"]
-        value *= max(status.evasion_floor, 1.0 - status.evasion_per_degree * sluggish)
+    if halve or attacker_blind_failed or sluggish:  # else evasion_adjusted changes nothing
+        factor = 1.0
+        if sluggish:
+            status = content.statuses["sluggish"]
+            factor = sluggish_factor(sluggish, status.evasion_floor, status.evasion_per_degree)
+        value = evasion_adjusted(value, halve, attacker_blind_failed, knobs.blind_factor,
+                                 factor)
     return value
 
 
@@ -195,9 +275,16 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
         bonus = exact_knob(knobs.armor_use_bonus) * victim.modify_level
     blind_failed = ("blind" in attacker.affects.levels
                     and blind_fails(attacker, rng, blind_fighting))
-    hitroll = hitroll_ten_thousandths(attacker, skill, content)
-    # accuracy() (R-HIT-2), written out: the hitroll is needed again for the pierce
-    acc = knobs.base_w * class_base(attacker) + hitroll / HITROLL_SCALE
+    # hitroll_ten_thousandths and class_base, written out (a call each saved on every
+    # blow): accuracy() (R-HIT-2), its parts apart: the hitroll is needed again for the
+    # pierce (R-HIT-7)
+    strength = attacker.stats.strength  # stat_index, written out
+    hitroll = hitroll_product(attacker.offense.hitroll, skill, content.stats.str_.hit[
+        0 if strength < 0 else 28 if strength > 28 else strength])
+    level, profession = attacker.level, attacker.profession
+    acc = accuracy_value(knobs.base_w, _class_base(level.level + level.remorts,
+                                                   profession.thac00, profession.thac32),
+                         hitroll)
     chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
     pierce = _EXACT_HITROLLS.get(hitroll)  # (not `or`: a Fraction's truth is a call)
@@ -211,28 +298,19 @@ def legacy_thac0(attacker: Sheet, skill: int, content: Content) -> int:
     """R-HIT-1 (source_notes section 4): thac0 from the profession, compressed, minus the
     hitroll term, plus the skill term. All divisions truncate toward zero."""
     profession = attacker.profession
-    thac0 = interpolate(attacker.modify_level, profession.thac00, profession.thac32)
-    if thac0 < 0:
-        thac0 = tdiv(thac0, 2)
-    if thac0 < -5:
-        thac0 = -5 + tdiv(thac0 + 5, 2)
-    hr = attacker.offense.hitroll - tdiv(attacker.level.level, 2)  # real level
-    hr += tdiv(hr * content.stats.str_.hit[stat_index(attacker.stats.strength)], 100)
-    thac0 -= tdiv(hr * skill, 100)
-    thac0 += tdiv(5 * (100 - skill), 100)
-    return thac0
+    thac0 = legacy_thac0_base(attacker.modify_level, profession.thac00, profession.thac32)
+    return legacy_thac0_value(thac0, attacker.offense.hitroll,
+                              attacker.level.level,  # real level
+                              content.stats.str_.hit[stat_index(attacker.stats.strength)],
+                              skill)
 
 
 def legacy_armor_class(victim: Sheet, column: str, content: Content) -> int:
     """R-HIT-1 / R-HIT-10: AC/10 of the column; AC = -armor points, plus the dex table's
     defensive value while awake; AC below -20 is compressed: ((ac+20)*2)/3 - 20."""
-    ac = -victim.armor(column)
-    if POSITION_RANK[victim.vitals.position] > SLEEPING:
-        ac += content.stats.dex.defensive[stat_index(victim.stats.dexterity)]
-    ac = tdiv(ac, 10)
-    if ac < -20:
-        ac = tdiv((ac + 20) * 2, 3) - 20
-    return ac
+    return legacy_ac_value(victim.armor(column),
+                           content.stats.dex.defensive[stat_index(victim.stats.dexterity)],
+                           POSITION_RANK[victim.vitals.position] > SLEEPING)
 
 
 def roll_legacy(attacker: Sheet, victim: Sheet, skill: int, column: str, rng: Rng,
@@ -240,21 +318,10 @@ def roll_legacy(attacker: Sheet, victim: Sheet, skill: int, column: str, rng: Rn
     """R-HIT-1: d = number_range(0, 19); 0 misses (a hobbit hits), 19 hits, else the
     blow hits iff d >= thac0 - ac. No rescaling, no critical, no armor reduction."""
     thac0 = legacy_thac0(attacker, skill, content)
-    ac = legacy_armor_class(victim, column, content)
-    if armor_use_succeeds(victim, rng, armor_use):
-        ac -= tdiv(victim.modify_level, 2)
-    if blind_fails(attacker, rng, blind_fighting):
-        ac -= 4
-    rank = POSITION_RANK[victim.vitals.position]
-    if rank < FIGHTING:
-        ac += 4
-    if rank < RESTING:
-        ac += 6
-    if victim.vitals.move <= 0:
-        ac += 10
+    armor_use_level = victim.modify_level if armor_use_succeeds(victim, rng, armor_use) else 0
+    blind_failed = blind_fails(attacker, rng, blind_fighting)
+    ac = legacy_ac_adjusted(legacy_armor_class(victim, column, content), armor_use_level,
+                            blind_failed, POSITION_RANK[victim.vitals.position],
+                            victim.vitals.move)
     face = rng.number_range(0, 19)
-    if face == 0:
-        return Roll(attacker.creature.race == "hobbit")
-    if face == 19:
-        return Roll(True)
-    return Roll(face >= thac0 - ac)
+    return Roll(legacy_hits(face, attacker.creature.race == "hobbit", thac0, ac))

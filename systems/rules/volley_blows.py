@@ -19,9 +19,33 @@ import numpy as np
 from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
+from affray.systems.rules.blow import (
+    bare_hand_range,
+    class_bonus,
+    critical_damage,
+    damroll_term,
+    holy_damage,
+    position_multiplier_value,
+    sharp_damage,
+    sharp_succeeds,
+    strength_bonus,
+    unshielded_damage,
+    weapon_damage,
+)
 from affray.systems.rules.defence import WEAK_STUN_HALVES
 from affray.systems.rules.protections import EVIL, GOOD
-from affray.systems.rules.tohit import FIGHTING, RESTING, SLEEPING
+from affray.systems.rules.tohit import (
+    FIGHTING,
+    SLEEPING,
+    accuracy_value,
+    evasion_adjusted,
+    hitroll_product,
+    legacy_ac_adjusted,
+    legacy_ac_value,
+    legacy_hits,
+    legacy_thac0_value,
+    sluggish_factor,
+)
 from affray.systems.rules.volley_columns import (
     ATTACK_SKILLS,
     DEFENCE_BIT,
@@ -176,9 +200,8 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     if cols.undazed:  # worked out per creature when it was read (the same operations)
         hitroll, acc = cols.plain_pierce[a], cols.plain_acc[a]
     else:
-        hitroll = (cols.hitroll[a] * skill
-                   * (100 + cols.str_hit[a]))
-        acc = knobs.base_w * cols.class_base[a] + hitroll / 10000
+        hitroll = hitroll_product(cols.hitroll[a], skill, cols.str_hit[a])
+        acc = accuracy_value(knobs.base_w, cols.class_base[a], hitroll)
     ev = evasion_many(content, cols, v, blind_failed, victim_traits)
     chance = hit_chance_many(content, acc, ev)
     fight = content.fight
@@ -201,20 +224,18 @@ def evasion_many(content: Content, cols: Columns, v: np.ndarray,
     """R-HIT-3 (tohit.evasion) in float64, the same operations in the same order.
     `traits`: the TRAIT bits some victim has."""
     knobs = content.fight.armor
-    # ev_level * level + ev_dex * (-dex defensive) * min(1, level / 100), per creature
+    # tohit.evasion_base, per creature (volley_columns)
     value = cols.ev_base[v]
     halve = cols.move[v] <= 0
     if traits & TRAIT["low_rank"]:
         halve |= cols.rank[v] < FIGHTING
-    if halve.any():
-        value = np.where(halve, value / 2.0, value)
-    if blind_failed.any():
-        value = np.where(blind_failed, value * knobs.blind_factor, value)
+    factor: np.ndarray | float = 1.0
     if traits & TRAIT["sluggish"]:
-        sluggish = cols.sluggish[v]
         status = content.statuses["sluggish"]
-        factor = np.maximum(status.evasion_floor, 1.0 - status.evasion_per_degree * sluggish)
-        value = np.where(sluggish != 0, value * factor, value)
+        factor = sluggish_factor(cols.sluggish[v], status.evasion_floor,
+                                 status.evasion_per_degree)
+    if halve.any() or blind_failed.any() or type(factor) is not float:
+        value = evasion_adjusted(value, halve, blind_failed, knobs.blind_factor, factor)
     return value
 
 
@@ -239,28 +260,20 @@ def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     """R-HIT-1 (tohit.roll_legacy): d20 0 misses (a hobbit hits), 19 hits, else
     face >= thac0 - ac."""
     n = len(a)
-    thac0 = cols.thac0_legacy[a]
-    hr = cols.hitroll[a] - tdiv(cols.level[a], 2)
-    hr = hr + tdiv(hr * cols.str_hit[a], 100)
-    thac0 = thac0 - tdiv(hr * skill, 100) + tdiv(5 * (100 - skill), 100)
+    thac0 = legacy_thac0_value(cols.thac0_legacy[a], cols.hitroll[a], cols.level[a],
+                               cols.str_hit[a], skill)
     armor = np.stack([cols.armor_bash, cols.armor_pierce, cols.armor_slash,
                       cols.armor_exotic])[column, v]
     rank = cols.rank[v]
-    ac = -armor + np.where(rank > SLEEPING,
-                           cols.dex_def[v], 0)
-    ac = tdiv(ac, 10)
-    ac = np.where(ac < -20, tdiv((ac + 20) * 2, 3) - 20, ac)
+    ac = legacy_ac_value(armor, cols.dex_def[v], rank > SLEEPING)
     armor_use = cols.learned[SKILL["armor_use"]][v]
     use_ok = (armor_use > 1) & (percent(gen.random(n)) < armor_use)
-    ac = np.where(use_ok, ac - tdiv(cols.modify_level[v], 2), ac)
     blind = has(cols, a, "blind")
     blind_failed = blind & ~(percent(gen.random(n)) < cols.learned[SKILL["blind_fighting"]][a])
-    ac = np.where(blind_failed, ac - 4, ac)
-    ac = ac + np.where(rank < FIGHTING, 4, 0) + np.where(rank < RESTING, 6, 0)
-    ac = ac + np.where(cols.move[v] <= 0, 10, 0)
+    ac = legacy_ac_adjusted(ac, np.where(use_ok, cols.modify_level[v], 0), blind_failed,
+                            rank, cols.move[v])
     face = (gen.random(n) * 20).astype(np.int64)
-    hobbit = cols.hobbit[a] != 0
-    return np.where(face == 0, hobbit, np.where(face == 19, True, face >= thac0 - ac))
+    return legacy_hits(face, cols.hobbit[a] != 0, thac0, ac)
 
 
 def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
@@ -278,14 +291,12 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     else:
         rolled = cols.dmg_b[a]
     if every & TRAIT["has_dice"]:  # every blow's weapon has dice
-        dam = tdiv(rolled * skill, 100)
+        dam = weapon_damage(rolled, skill)
     else:
-        dam = np.where((traits & TRAIT["has_dice"]) != 0, tdiv(rolled * skill, 100), 0)
+        dam = np.where((traits & TRAIT["has_dice"]) != 0, weapon_damage(rolled, skill), 0)
         bare_hands = (traits & (TRAIT["use_hand"] | TRAIT["has_dice"])) == 0
         if bare_hands.any():
-            level = cols.level[a]
-            low = 1 + tdiv(4 * skill, 100)
-            high = tdiv(tdiv(2 * level, 3) * skill, 100)
+            low, high = bare_hand_range(cols.level[a], skill)
             bare = np.where(low >= high, low,
                             low + (gen.random(n) * (high - low + 1)).astype(np.int64))
             dam = np.where(bare_hands, bare, dam)
@@ -294,17 +305,17 @@ def base_damage(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
     if some & TRAIT["wield"] and not every & TRAIT["shield"]:
         unshielded = (traits & (TRAIT["wield"] | TRAIT["shield"])) == TRAIT["wield"]
         if unshielded.any():
-            dam = np.where(unshielded, tdiv(dam * 21, 20), dam)
+            dam = np.where(unshielded, unshielded_damage(dam), dam)
     if some & TRAIT["sharp"]:  # wielded and sharp
         sharp = (traits & TRAIT["sharp"]) != 0
         p = percent(gen.random(n))
-        sharp &= p <= tdiv(skill, 8)
-        dam = np.where(sharp, 2 * dam + tdiv(dam * 2 * p, 100), dam)
+        sharp &= sharp_succeeds(p, skill)
+        dam = np.where(sharp, sharp_damage(dam, p), dam)
     if some & TRAIT["holy"]:  # wielded and holy
         holy = ((traits & TRAIT["holy"]) != 0) & (
             (cols.alignment[a] > GOOD) & (cols.alignment[v] < EVIL)
             & (percent(gen.random(n)) < 30))
-        dam = np.where(holy, dam + tdiv(dam * 120, 100), dam)
+        dam = np.where(holy, holy_damage(dam), dam)
     return dam
 
 
@@ -377,17 +388,18 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         divisor = cols.divisor[a]
         class_roll = percent(gen.random(len(a)))
         if every & TRAIT["class_divisor"]:
-            dam = dam + tdiv(dam * class_roll, divisor)
+            dam = class_bonus(dam, class_roll, divisor)
         else:
-            dam = np.where(divisor > 0,
-                           dam + tdiv(dam * class_roll, np.maximum(divisor, 1)), dam)
+            dam = np.where(divisor > 0, class_bonus(dam, class_roll, np.maximum(divisor, 1)),
+                           dam)
     dam = dam + (cols.plain_damroll[a] if cols.undazed
-                 else tdiv(cols.damroll[a] * np.minimum(100, skill), 100))
-    dam = dam + tdiv(dam * cols.str_dam[a], 100)
+                 else damroll_term(cols.damroll[a], skill))
+    dam = strength_bonus(dam, cols.str_dam[a])
     numerator, denominator = content.fight.critical_multiplier
     kept_critical = critical[keep]
     if kept_critical.any():
-        dam = np.where(kept_critical, tdiv(dam * numerator, denominator), dam)  # R-HIT-5
+        dam = np.where(kept_critical, critical_damage(dam, numerator, denominator),
+                       dam)  # R-HIT-5
     dam = np.maximum(dam, 1)
     raw = dam
     m = len(keep)
@@ -469,9 +481,8 @@ def finish_damage(content: Content, cols: Columns, hits: HitArrays, victims: Vic
                                              victims.res[lands], victims.vuln[lands], dam),
                            dam)
     rank = cols.rank[v]
-    if (rank < FIGHTING).any():
-        dam = np.where(rank <= SLEEPING, dam * 2,
-                       np.where(rank < FIGHTING, tdiv(dam * 3, 2), dam))
+    if (rank < FIGHTING).any():  # R-MELEE-4
+        dam = position_multiplier_value(rank, dam)
     return dam
 
 

@@ -37,10 +37,19 @@ import numpy as np
 
 from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
+from affray.dice import dice_average_x2
 from affray.event_log import EventLog
-from affray.systems.rules.blow import CLASS_DIVISOR
+from affray.systems.rules.blow import CLASS_DIVISOR, damroll_term, movement_cost
 from affray.systems.rules.defence import FIGHTERS
-from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
+from affray.systems.rules.tohit import (
+    POSITION_RANK,
+    SLEEPING,
+    accuracy_value,
+    class_base_value,
+    evasion_base,
+    hitroll_product,
+    legacy_thac0_base,
+)
 from affray.systems.rules.volley_protect import AFFECT_BITS, affect_mask
 
 if TYPE_CHECKING:
@@ -173,23 +182,22 @@ def _put_blow_constants(table: np.ndarray, rows: np.ndarray, col: np.ndarray) ->
         return col[COLUMN[name]]
 
     has_weapon_dice = get("has_dice") != 0
-    hand_x2 = (get("hand_s") + 1) * get("hand_n") + 2 * get("hand_b")
-    weapon_x2 = (get("dice_s") + 1) * get("dice_n") + 2 * get("dice_b")
+    # dice.dice_average_x2's formula itself (its memo's wrapped function), on the columns
+    average_x2 = dice_average_x2.__wrapped__
+    hand_x2 = average_x2((get("hand_n"), get("hand_s"), get("hand_b")))
+    weapon_x2 = average_x2((get("dice_n"), get("dice_s"), get("dice_b")))
     use_hand = ((get("player") == 0) & (get("has_hand") != 0)
                 & (~has_weapon_dice | (hand_x2 > weapon_x2)))
     table[COLUMN["use_hand"], rows] = use_hand
     # blow.pay_movement: a player pays max(level / 20, 1) a blow; an NPC nothing
     table[COLUMN["blow_cost"], rows] = np.where(get("player") != 0,
-                                                np.maximum(tdiv(get("level"), 20), 1), 0)
+                                                movement_cost(get("level")), 0)
     for part in ("n", "s", "b"):
         table[COLUMN[f"dmg_{part}"], rows] = np.where(use_hand, get(f"hand_{part}"),
                                                      get(f"dice_{part}"))
-    thac00, thac32 = get("thac00"), get("thac32")
-    interp = thac00 + tdiv(get("modify_level") * (thac32 - thac00), 32)
-    table[COLUMN["class_base"], rows] = np.maximum(1, 20 - interp)
-    thac0 = np.where(interp < 0, tdiv(interp, 2), interp)
-    table[COLUMN["thac0_legacy"], rows] = np.where(thac0 < -5, -5 + tdiv(thac0 + 5, 2),
-                                                   thac0)
+    level, thac00, thac32 = get("modify_level"), get("thac00"), get("thac32")
+    table[COLUMN["class_base"], rows] = class_base_value(level, thac00, thac32)
+    table[COLUMN["thac0_legacy"], rows] = legacy_thac0_base(level, thac00, thac32)
 
 
 def _profession_code(name: str) -> int:
@@ -579,18 +587,15 @@ class VolleyCache:
                    ) * TRAIT["steady"]
         table[COLUMN["traits"], rows] = traits
         skill = 20 + get("plain_weapon_skill")
-        pierce = get("hitroll") * skill * (100 + get("str_hit"))
+        pierce = hitroll_product(get("hitroll"), skill, get("str_hit"))
         table[COLUMN["plain_skill"], rows] = skill
         table[COLUMN["plain_pierce"], rows] = pierce
-        table[COLUMN["plain_damroll"], rows] = tdiv(
-            get("damroll") * np.minimum(100, skill), 100)
+        table[COLUMN["plain_damroll"], rows] = damroll_term(get("damroll"), skill)
         knobs = world.content.fight.armor
-        self.floats[FLOAT["plain_acc"], rows] = (knobs.base_w * get("class_base")
-                                                 + pierce / 10000)
-        level = get("modify_level").astype(np.float64)
-        self.floats[FLOAT["ev_base"], rows] = (
-            knobs.ev_level * level
-            + knobs.ev_dex * (-get("dex_def")) * np.minimum(1.0, level / 100.0))
+        self.floats[FLOAT["plain_acc"], rows] = accuracy_value(knobs.base_w,
+                                                               get("class_base"), pierce)
+        self.floats[FLOAT["ev_base"], rows] = evasion_base(
+            get("modify_level"), get("dex_def"), knobs.ev_level, knobs.ev_dex)
 
     # -- the round's view --------------------------------------------------------------
     def columns(self, world: World) -> Columns:
