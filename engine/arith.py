@@ -13,11 +13,9 @@ blow); arrays take numpy's element-wise forms, with the same results element for
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-
-T = TypeVar("T")
 
 _EXACT = 2 ** 53  # below this in magnitude, int64 -> float64 -> int64 loses nothing
 
@@ -82,6 +80,13 @@ def minimum(a: Any, b: Any) -> Any:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.where(a < b, a, b)
     return a if a < b else b
+
+
+def truncate(value: Any) -> Any:
+    """A float to a whole number toward zero, as C++'s (int) cast: int(x), or per element."""
+    if isinstance(value, np.ndarray):
+        return np.trunc(value).astype(np.int64)
+    return int(value)
 
 
 def interpolate(level: Any, value_at_0: Any, value_at_32: Any) -> Any:

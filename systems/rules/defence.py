@@ -25,9 +25,10 @@ defence's own roll.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Any
 
-from affray.arith import tdiv
+from affray.arith import select, tdiv, truncate
 from affray.systems.rules.registry import Steps
 from affray.systems.rules.skills import effective_skill
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
@@ -42,6 +43,78 @@ if TYPE_CHECKING:
 
 FIGHTERS = ("warrior", "samurai", "paladin")
 WEAK_STUN_HALVES = ("dodge", "parry", "blink", "hand_block")  # R-DEF-5
+
+
+# -- the formulas, one definition each (ints or numpy arrays: issue 12) -----------------
+# A player's chance from its effective skill (an NPC's is flat, R-DEF-7), and the
+# adjustments; the defences below and the vectorised round (volley_columns.defence_bases,
+# volley_blows.defence_chain) call these. `fighter`: warrior, samurai or paladin.
+def shield_block_chance(effective: Any, fighter: Any) -> Any:
+    """Shield block: effective/2 - 10, +10 a fighter."""
+    return tdiv(effective, 2) - 10 + 10 * fighter
+
+
+def blink_chance(effective: Any) -> Any:
+    """Blink (R-DEF-6): effective/2 (the level term is added after the adjustments)."""
+    return tdiv(effective, 2)
+
+
+def cross_block_chance(effective: Any, fighter: Any) -> Any:
+    """Cross block: effective/3, + half of that a fighter."""
+    third = tdiv(effective, 3)
+    return third + tdiv(third, 2) * fighter
+
+
+def parry_chance(effective: Any, fighter: Any) -> Any:
+    """Parry: effective/2, + a fifth of that a fighter."""
+    half = tdiv(effective, 2)
+    return half + tdiv(half, 5) * fighter
+
+
+def hand_block_chance(effective: Any, ninja: Any) -> Any:
+    """Hand block: effective/2 a ninja, else effective/3."""
+    return select(ninja, tdiv(effective, 2), tdiv(effective, 3))
+
+
+def dodge_chance(effective: Any, dexterity: Any, fighter: Any, nimble: Any,
+                 anti_paladin: Any) -> Any:
+    """Dodge: effective/2 + 2 (DEX - 20); + 1/5 of it a fighter, + 1/10 a thief or ninja
+    (`nimble`), - 1/10 an anti-paladin."""
+    own = tdiv(effective, 2) + 2 * (dexterity - 20)
+    return select(fighter, own + tdiv(own, 5),
+                  select(nimble, own + tdiv(own, 10),
+                         select(anti_paladin, own - tdiv(own, 10), own)))
+
+
+def flail_block_chance(chance: Any) -> Any:
+    """A player's shield block against a flail: halved (a whip makes it fail)."""
+    return tdiv(chance, 2)
+
+
+def flail_dodge_chance(chance: Any) -> Any:
+    """A player's dodge against a flail or whip: x6/5."""
+    return tdiv(chance * 6, 5)
+
+
+def weak_stun_chance(chance: Any) -> Any:
+    """R-DEF-5: weak stun halves dodge, parry, blink and hand block."""
+    return tdiv(chance, 2)
+
+
+def blind_chance(chance: Any, seen: Any) -> Any:
+    """R-DEF-8: a blind defender's chance /1.5 when blind fighting succeeds (`seen`), else
+    /4 (both truncated)."""
+    return select(seen, truncate(chance / 1.5), tdiv(chance, 4))
+
+
+# Memos for the defences below (a C-level look-up on every blow instead of the formula's
+# Python calls; the formula stays the one definition).
+_shield_block_chance = functools.lru_cache(maxsize=1024)(shield_block_chance)
+_blink_chance = functools.lru_cache(maxsize=1024)(blink_chance)
+_cross_block_chance = functools.lru_cache(maxsize=1024)(cross_block_chance)
+_parry_chance = functools.lru_cache(maxsize=1024)(parry_chance)
+_hand_block_chance = functools.lru_cache(maxsize=1024)(hand_block_chance)
+_dodge_chance = functools.lru_cache(maxsize=4096)(dodge_chance)
 
 
 # Above sleeping (standing, fighting, sitting, resting): not stunned or incapacitated.
@@ -73,13 +146,11 @@ def adjust(world: World, defender: Sheet, name: str, chance: int) -> int:
     if not affects:
         return chance  # the common case: nothing to adjust
     if "weak_stun" in affects and name in WEAK_STUN_HALVES:
-        chance = tdiv(chance, 2)
+        chance = weak_stun_chance(chance)
     if "blind" in affects:
         blind_fighting = effective_skill(world, defender, "blind_fighting")
-        if blind_fighting > 1 and world.rng.percent() < blind_fighting:
-            chance = int(chance / 1.5)
-        else:
-            chance = tdiv(chance, 4)
+        chance = blind_chance(chance,
+                              blind_fighting > 1 and world.rng.percent() < blind_fighting)
     return chance
 
 
@@ -115,14 +186,12 @@ def shield_block(world: World, hit: Hit) -> bool:
     if not creature.player:
         chance = base
     else:
-        chance = base // 2 - 10  # base > 1: // truncates as tdiv does
-        if creature.profession in FIGHTERS:
-            chance += 10
+        chance = _shield_block_chance(base, creature.profession in FIGHTERS)
     attacking_with = weapon_class(attacker)
     if attacking_with == "whip":
         return False
     if attacking_with == "flail" and creature.player:  # an NPC's chance is flat (R-DEF-7)
-        chance = tdiv(chance, 2)
+        chance = flail_block_chance(chance)
     if defender.affects.levels:
         chance = adjust(world, defender, "shield_block", chance)
     if creature.player and defender.vitals.move <= 0:
@@ -141,7 +210,7 @@ def blink(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "blink")
     if base is None:
         return False
-    half = base if not defender.creature.player else base // 2  # base > 1: as tdiv
+    half = base if not defender.creature.player else _blink_chance(base)
     if defender.affects.levels:
         half = adjust(world, defender, "blink", half)
     chance = half + tdiv(level_gap(defender, hit.source), 2)
@@ -166,9 +235,7 @@ def cross_block(world: World, hit: Hit) -> bool:
             return False
         chance = base
     else:
-        chance = base // 3  # base > 1: // truncates as tdiv does
-        if defender.creature.profession in FIGHTERS:
-            chance += chance // 2
+        chance = _cross_block_chance(base, defender.creature.profession in FIGHTERS)
         if defender.vitals.move <= 0:
             return False
     if defender.affects.levels:
@@ -193,12 +260,8 @@ def parry(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "parry")
     if base is None:
         return False
-    if not creature.player:
-        chance = base
-    else:
-        chance = base // 2  # base > 1: // truncates as tdiv does
-        if creature.profession in FIGHTERS:
-            chance += chance // 5
+    chance = (base if not creature.player
+              else _parry_chance(base, creature.profession in FIGHTERS))
     if affects:
         chance = adjust(world, defender, "parry", chance)
     return world.rng.percent() < chance + level_gap(defender, attacker)
@@ -217,8 +280,7 @@ def hand_block(world: World, hit: Hit) -> bool:
     base = base_chance(world, defender, "hand_block")
     if base is None:
         return False
-    # base > 1: // truncates as tdiv does
-    chance = base // 2 if defender.creature.profession == "ninja" else base // 3
+    chance = _hand_block_chance(base, defender.creature.profession == "ninja")
     if defender.affects.levels:
         chance = adjust(world, defender, "hand_block", chance)
     return world.rng.percent() < chance + level_gap(defender, hit.source)
@@ -240,16 +302,11 @@ def dodge(world: World, hit: Hit) -> bool:
     if not player:
         chance = base
     else:
-        chance = base // 2 + 2 * (defender.stats.dexterity - 20)  # base > 1: // is tdiv
         profession = defender.creature.profession
-        if profession in FIGHTERS:
-            chance += tdiv(chance, 5)
-        elif profession in ("thief", "ninja"):
-            chance += tdiv(chance, 10)
-        elif profession == "anti-paladin":
-            chance -= tdiv(chance, 10)
+        chance = _dodge_chance(base, defender.stats.dexterity, profession in FIGHTERS,
+                               profession in ("thief", "ninja"), profession == "anti-paladin")
         if weapon_class(attacker) in ("flail", "whip"):
-            chance = tdiv(chance * 6, 5)
+            chance = flail_dodge_chance(chance)
     if affects:
         chance = adjust(world, defender, "dodge", chance)
     if player and defender.vitals.move <= 0:

@@ -8,13 +8,35 @@ other skills to two thirds (R-LAG-3).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Any
 
-from affray.arith import tdiv
+from affray.arith import clamp, minimum, select, tdiv
 
 if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
     from affray.world import World
+
+
+# -- the formulas, one definition each (ints or numpy arrays: issue 12) -----------------
+def effective_value(learned: Any, dazed: Any, spell: bool = False) -> Any:
+    """Learned percent, cut by daze (R-LAG-3; spell: /2, other: x2/3), clamped 0..100;
+    a skill never learned (0) stays 0."""
+    cut = tdiv(learned, 2) if spell else tdiv(2 * learned, 3)
+    return select(learned == 0, 0, clamp(select(dazed, cut, learned), 0, 100))
+
+
+def npc_weapon_skill(wielding: Any, level: Any, dazed: Any) -> Any:
+    """An NPC's weapon skill when it never learned its weapon's: 100 with a weapon,
+    2 x level + 40 bare-handed (capped 100), x2/3 when dazed (R-LAG-3)."""
+    value = select(wielding, 100, minimum(2 * level + 40, 100))
+    return select(dazed, tdiv(2 * value, 3), value)
+
+
+# Memos for the scalar callers (a C-level look-up on every roll instead of the formula's
+# Python calls; the formula stays the one definition).
+_effective_value = functools.lru_cache(maxsize=4096)(effective_value)
+_npc_weapon_skill = functools.lru_cache(maxsize=4096)(npc_weapon_skill)
 
 
 def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) -> int:
@@ -23,9 +45,8 @@ def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) 
     if not learned:
         return 0
     lag = world.lag
-    if lag.dazed and lag.daze[sheet.creature.slot] > 0:
-        learned = tdiv(learned, 2) if spell else tdiv(2 * learned, 3)
-    return 100 if learned > 100 else 0 if learned < 0 else learned
+    return _effective_value(learned, bool(lag.dazed and lag.daze[sheet.creature.slot] > 0),
+                            spell)
 
 
 def weapon_skill(world: World, sheet: Sheet) -> int:
@@ -33,8 +54,7 @@ def weapon_skill(world: World, sheet: Sheet) -> int:
     the weapon's class (sword, dagger...) or hand to hand (`Sheet.weapon_skill`)."""
     name = sheet.weapon_skill
     if not sheet.creature.player and name not in sheet.skills.learned:
-        learned = 100 if sheet.weapon is not None else min(100, 2 * sheet.level.level + 40)
-        if world.lag.dazed and world.lag.daze[sheet.creature.slot] > 0:
-            learned = tdiv(2 * learned, 3)
-        return learned
+        lag = world.lag
+        return _npc_weapon_skill(sheet.weapon is not None, sheet.level.level,
+                                 bool(lag.dazed and lag.daze[sheet.creature.slot] > 0))
     return effective_skill(world, sheet, name)

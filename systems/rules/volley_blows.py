@@ -32,7 +32,13 @@ from affray.systems.rules.blow import (
     unshielded_damage,
     weapon_damage,
 )
-from affray.systems.rules.defence import WEAK_STUN_HALVES
+from affray.systems.rules.defence import (
+    WEAK_STUN_HALVES,
+    blind_chance,
+    flail_block_chance,
+    flail_dodge_chance,
+    weak_stun_chance,
+)
 from affray.systems.rules.protections import EVIL, GOOD
 from affray.systems.rules.tohit import (
     FIGHTING,
@@ -528,15 +534,13 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
 
     def adjust(name: str, chance: np.ndarray, P: np.ndarray, vp: np.ndarray) -> np.ndarray:
         if name in WEAK_STUN_HALVES and any_weak:  # R-DEF-5
-            chance = np.where(weak[P], tdiv(chance, 2), chance)
+            chance = np.where(weak[P], weak_stun_chance(chance), chance)
         if not any_blind:
             return chance
         blind_fighting = cols.learned[SKILL["blind_fighting"]][vp]
         roll = percent(gen.random(n))[P]  # drawn for every blow, as always
         seen = (blind_fighting > 1) & (roll < blind_fighting)  # R-DEF-8
-        adjusted = np.where(seen, np.trunc(chance / 1.5).astype(np.int64),
-                            tdiv(chance, 4))
-        return np.where(blind[P], adjusted, chance)
+        return np.where(blind[P], blind_chance(chance, seen), chance)
 
     def settle(index: int, P: np.ndarray, candidates: np.ndarray, threshold: np.ndarray,
                inclusive: bool = False) -> None:
@@ -579,7 +583,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             player_p = player[P]
             flail = player_p & (attacking[P] == WEAPON_FLAIL)
             if flail.any():  # a player's halved by a flail; an NPC's is flat (R-DEF-7)
-                chance = np.where(flail, tdiv(chance, 2), chance)
+                chance = np.where(flail, flail_block_chance(chance), chance)
             chance = adjust(name, chance, P, vp)
             candidates = ok & (~player_p | (cols.move[vp] > 0))
             settle(index, P, candidates, chance + gap[P])
@@ -628,7 +632,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             attacking_p = attacking[P]
             flail = player_p & ((attacking_p == WEAPON_FLAIL) | (attacking_p == WEAPON_WHIP))
             if flail.any():  # a player's own dodge x6/5 against a flail or whip
-                chance = np.where(flail, tdiv(chance * 6, 5), chance)
+                chance = np.where(flail, flail_dodge_chance(chance), chance)
             chance = adjust(name, chance, P, vp)
             settle(index, P, ok, chance + tdiv(gap[P], 2))
         else:

@@ -35,12 +35,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.dice import dice_average_x2
 from affray.event_log import EventLog
 from affray.systems.rules.blow import CLASS_DIVISOR, damroll_term, movement_cost
-from affray.systems.rules.defence import FIGHTERS
+from affray.systems.rules.defence import (
+    FIGHTERS,
+    blink_chance,
+    cross_block_chance,
+    dodge_chance,
+    hand_block_chance,
+    parry_chance,
+    shield_block_chance,
+)
+from affray.systems.rules.skills import effective_value, npc_weapon_skill
 from affray.systems.rules.tohit import (
     POSITION_RANK,
     SLEEPING,
@@ -230,11 +238,9 @@ def defence_bases(world: World, learned: np.ndarray, raw: dict[str, np.ndarray]
     it, a player's effective skill is above 1) and its chance before the weak stun and
     blindness adjustments, the attacker's weapon and the level gap: an NPC's flat chance
     (`npc_dodge`, `npc_other`); a player's from its effective skill (`learned`, rows of
-    SKILLS) as volley_blows.defence_chain worked it out per blow: shield block
-    skill/2 - 10 (+10 a fighter), blink skill/2, cross block skill/3 (+ half of it a
-    fighter), parry skill/2 (+ a fifth of it a fighter), hand block the chance /2 a
-    ninja else /3 (an NPC's flat chance too), dodge skill/2 + 2 (dex - 20), +1/5 a
-    fighter, +1/10 a thief or ninja, -1/10 an anti-paladin."""
+    SKILLS) by defence.py's formulas (shield_block_chance, blink_chance,
+    cross_block_chance, parry_chance, dodge_chance; hand_block_chance of the flat
+    chance too for an NPC, which never hand blocks)."""
     config = world.content.fight.defence
     npc = raw["player"] == 0
     profession = raw["profession"]
@@ -247,47 +253,38 @@ def defence_bases(world: World, learned: np.ndarray, raw: dict[str, np.ndarray]
         ok |= np.where(npc, (listed & bit) != 0, effective > 1) * bit
         flat = config.npc_dodge if name == "dodge" else config.npc_other
         if name == "shield_block":
-            own = tdiv(effective, 2) - 10 + np.where(fighter, 10, 0)
+            own = shield_block_chance(effective, fighter)
         elif name == "blink":
-            own = tdiv(effective, 2)
+            own = blink_chance(effective)
         elif name == "cross_block":
-            third = tdiv(effective, 3)
-            own = np.where(fighter, third + tdiv(third, 2), third)
+            own = cross_block_chance(effective, fighter)
         elif name == "parry":
-            half = tdiv(effective, 2)
-            own = np.where(fighter, half + tdiv(half, 5), half)
+            own = parry_chance(effective, fighter)
         elif name == "hand_block":
-            chance = np.where(npc, flat, effective)
-            chances[name] = np.where(profession == PROF_NINJA, tdiv(chance, 2),
-                                     tdiv(chance, 3))
+            chances[name] = hand_block_chance(np.where(npc, flat, effective),
+                                              profession == PROF_NINJA)
             continue
         else:  # dodge
-            own = tdiv(effective, 2) + 2 * (raw["dexterity"] - 20)
-            own = np.where(fighter, own + tdiv(own, 5),
-                           np.where((profession == PROF_THIEF) | (profession == PROF_NINJA),
-                                    own + tdiv(own, 10),
-                                    np.where(profession == PROF_ANTI, own - tdiv(own, 10),
-                                             own)))
+            own = dodge_chance(effective, raw["dexterity"], fighter,
+                               (profession == PROF_THIEF) | (profession == PROF_NINJA),
+                               profession == PROF_ANTI)
         chances[name] = np.where(npc, flat, own)
     return ok, chances
 
 
 def effective_many(learned: np.ndarray, dazed: np.ndarray | bool) -> np.ndarray:
-    """`skills.effective_skill` for arrays (not a spell): 0 stays 0; dazed x2/3;
-    clamped 0..100."""
-    value = np.where(dazed, tdiv(2 * learned, 3), learned) if np.any(dazed) else learned
-    return np.where(learned == 0, 0, np.clip(value, 0, 100))
+    """`skills.effective_skill` for arrays (not a spell): skills.effective_value, with
+    `dazed` per creature (a row per skill in `learned`)."""
+    return np.asarray(effective_value(learned, dazed))
 
 
 def weapon_skill_many(raw: dict[str, np.ndarray], dazed: np.ndarray | bool) -> np.ndarray:
-    """weapon_skill: an NPC that never learned its weapon's skill has 100 with a weapon,
-    2 x level + 40 bare-handed (capped 100), cut to 2/3 when dazed; else effective."""
+    """skills.weapon_skill: an NPC that never learned its weapon's skill has
+    skills.npc_weapon_skill; else the effective skill (skills.effective_value)."""
     weapon_learned = raw["weapon_learned"]
     untaught = (raw["player"] == 0) & (weapon_learned < 0)
-    npc_value = np.where(raw["wield"] != 0, 100, np.minimum(100, 2 * raw["level"] + 40))
-    if np.any(dazed):
-        npc_value = np.where(dazed, tdiv(2 * npc_value, 3), npc_value)
-    taught = effective_many(np.maximum(weapon_learned, 0), dazed)
+    npc_value = npc_weapon_skill(raw["wield"] != 0, raw["level"], dazed)
+    taught = effective_value(np.maximum(weapon_learned, 0), dazed)
     return np.where(untaught, npc_value, taught)
 
 
