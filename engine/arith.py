@@ -68,6 +68,14 @@ def select(condition: Any, if_true: Any, if_false: Any) -> Any:
     return if_true if condition else if_false
 
 
+def any_of(condition: Any) -> bool:
+    """Whether the condition holds (for arrays: for any element): lets a formula skip a
+    branch nobody takes, as the scalar `if` does."""
+    if isinstance(condition, np.ndarray):
+        return bool(condition.any())
+    return bool(condition)
+
+
 def maximum(a: Any, b: Any) -> Any:
     """The larger, as the builtin `max(b, a)` chooses (`a if a > b else b`, NaN too)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):

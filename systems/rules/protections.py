@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.arith import tdiv
+from affray.arith import any_of, select, tdiv
 from affray.systems.rules import immunity
 from affray.systems.rules.hit import ZERO
 from affray.systems.rules.registry import Steps
@@ -29,6 +29,53 @@ Exact = Fraction | int  # an exact value: its numerator and denominator are ints
 GOOD, EVIL = 333, -333  # SCENARIO.md: evil below -333, good above 333
 
 
+# -- the formulas, one definition each (ints or numpy arrays: issue 12) -----------------
+# The steps below and the vectorised protections (volley_protect.protect_many) call
+# these; each flag is a bool per hit (or an array of them).
+def sanctuary_value(dam: Any, sanctuary: Any, dark_shroud: Any, clan_guard: Any,
+                    resistance: Any) -> Any:
+    """R-PROT-1: sanctuary (or stardust) dam/2; else a dark shroud dam*6/10 (dam/2 for a
+    clan guard); else the resistance spell dam - dam*2/5. Each branch is worked out only
+    when some hit takes it (lowest precedence first, each overriding the one before)."""
+    out = dam
+    if any_of(resistance):
+        out = select(resistance, dam - tdiv(dam * 2, 5), out)
+    if any_of(dark_shroud):
+        out = select(dark_shroud, select(clan_guard, tdiv(dam, 2), tdiv(dam * 6, 10)), out)
+    if any_of(sanctuary):
+        out = select(sanctuary, tdiv(dam, 2), out)
+    return out
+
+
+def alignment_cuts(source_alignment: Any, protection_evil: Any, protection_good: Any) -> Any:
+    """R-PROT-2: protection from evil against an evil attacker, or from good against a
+    good one."""
+    return (((source_alignment < EVIL) & protection_evil)
+            | ((source_alignment > GOOD) & protection_good))
+
+
+def quarter_cut(dam: Any) -> Any:
+    """R-PROT-2, R-PROT-3, R-IMM-8: dam - dam/4 (alignment, heat or cold, conductor)."""
+    return dam - tdiv(dam, 4)
+
+
+def liturgy_value(dam: Any, level: Any, melee: Any) -> Any:
+    """R-PROT-4: a melee blow loses dam*(3 + Lv/10)/100, another hit dam*Lv/1200."""
+    return dam - select(melee, tdiv(dam * (3 + tdiv(level, 10)), 100),
+                        tdiv(dam * level, 1200))
+
+
+def flat_trim_value(dam: Any) -> Any:
+    """R-PROT-6: a hit above 10 becomes dam*4/5, truncated; 10 or less stays."""
+    return select(dam > 10, tdiv(dam * 4, 5), dam)
+
+
+# Memos for the steps (a C-level look-up instead of the formula's Python calls; the
+# formula stays the one definition).
+_sanctuary_value = functools.lru_cache(maxsize=4096)(sanctuary_value)
+_flat_trim_value = functools.lru_cache(maxsize=4096)(flat_trim_value)
+
+
 def sanctuary(hit: Hit, world: World) -> None:
     """R-PROT-1: sanctuary or stardust: dam/2. Else a dark shroud: dam*6/10 (dam/2 for a
     clan guard). Else the resistance spell: dam - dam*2/5. Truncating: 37 -> 18; shroud
@@ -36,12 +83,12 @@ def sanctuary(hit: Hit, world: World) -> None:
     affects = hit.victim.affects.levels
     if not affects:
         return  # the common case: no affect, nothing to look up
-    if "sanctuary" in affects or "stardust" in affects:
-        hit.dam = tdiv(hit.dam, 2)
-    elif "dark_shroud" in affects:
-        hit.dam = tdiv(hit.dam, 2) if "clan_guard" in affects else tdiv(hit.dam * 6, 10)
-    elif "resistance" in affects:
-        hit.dam -= tdiv(hit.dam * 2, 5)
+    sanctuary = "sanctuary" in affects or "stardust" in affects
+    dark_shroud = "dark_shroud" in affects
+    resistance = "resistance" in affects
+    if sanctuary or dark_shroud or resistance:
+        hit.dam = _sanctuary_value(hit.dam, sanctuary, dark_shroud, "clan_guard" in affects,
+                                   resistance)
 
 
 def alignment(hit: Hit, world: World) -> None:
@@ -51,10 +98,9 @@ def alignment(hit: Hit, world: World) -> None:
     affects = hit.victim.affects.levels
     if source is None or not affects:
         return
-    attacker_alignment = source.level.alignment
-    if ((attacker_alignment < EVIL and "protection_evil" in affects)
-            or (attacker_alignment > GOOD and "protection_good" in affects)):
-        hit.dam -= tdiv(hit.dam, 4)
+    if alignment_cuts(source.level.alignment, "protection_evil" in affects,
+                      "protection_good" in affects):
+        hit.dam = quarter_cut(hit.dam)
 
 
 def temperature(hit: Hit, world: World) -> None:
@@ -66,7 +112,7 @@ def temperature(hit: Hit, world: World) -> None:
     affects = hit.victim.affects.levels
     if ((damage_type == "fire" and "protection_heat" in affects)
             or (damage_type == "cold" and "protection_cold" in affects)):
-        hit.dam -= tdiv(hit.dam, 4)
+        hit.dam = quarter_cut(hit.dam)
 
 
 def liturgy(hit: Hit, world: World) -> None:
@@ -77,11 +123,7 @@ def liturgy(hit: Hit, world: World) -> None:
     victim = hit.victim
     if "liturgy" not in victim.affects.levels and victim.skills.learned.get("liturgy", 0) <= 0:
         return
-    level = victim.modify_level
-    if hit.melee:
-        hit.dam -= tdiv(hit.dam * (3 + tdiv(level, 10)), 100)
-    else:
-        hit.dam -= tdiv(hit.dam * level, 1200)
+    hit.dam = liturgy_value(hit.dam, victim.modify_level, hit.melee)
 
 
 def immune(hit: Hit, world: World) -> None:
@@ -109,15 +151,14 @@ def immune(hit: Hit, world: World) -> None:
             if bits & (imm | res | vuln):  # else resolve says normal: the damage stays
                 hit.dam = immunity.apply(immunity.resolve(bits, imm, res, vuln), hit.dam)
     if hit.damage_type == "lightning" and "conductor" in victim.affects.levels:
-        hit.dam -= tdiv(hit.dam, 4)
+        hit.dam = quarter_cut(hit.dam)
     if before > 0 and hit.dam == 0:
         hit.immune = True
 
 
 def flat_trim(hit: Hit, world: World) -> None:
     """R-PROT-6: a hit above 10 becomes dam*4/5, truncated: 11 -> 8, 37 -> 29; 10 stays."""
-    if hit.dam > 10:
-        hit.dam = hit.dam * 4 // 5  # positive here: // truncates as tdiv does
+    hit.dam = _flat_trim_value(hit.dam)
 
 
 class ExactArmor(NamedTuple):

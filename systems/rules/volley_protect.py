@@ -23,7 +23,15 @@ import numpy as np
 from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
-from affray.systems.rules.protections import EVIL, GOOD, default_protections, exact_armor
+from affray.systems.rules.protections import (
+    alignment_cuts,
+    default_protections,
+    exact_armor,
+    flat_trim_value,
+    liturgy_value,
+    quarter_cut,
+    sanctuary_value,
+)
 from affray.systems.rules.tohit import exact_knob
 
 if TYPE_CHECKING:
@@ -104,9 +112,10 @@ def resolve_many(mask: IntArray, imm: IntArray, res: IntArray, vuln: IntArray,
     immune = (mask & imm) != 0
     resistant = (mask & res) != 0
     vulnerable = (mask & vuln) != 0
-    out = np.where(resistant & ~vulnerable, dam - tdiv(dam, 3), dam)
-    out = np.where(vulnerable & ~resistant, dam + tdiv(dam, 2), out)
-    return np.where(immune, 0, out)
+    # immunity.apply's formulas themselves, on the arrays (R-IMM-3)
+    out = np.where(resistant & ~vulnerable, immunity.apply(immunity.RESISTANT, dam), dam)
+    out = np.where(vulnerable & ~resistant, immunity.apply(immunity.VULNERABLE, dam), out)
+    return np.where(immune, immunity.apply(immunity.IMMUNE, dam), out)
 
 
 def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
@@ -121,37 +130,26 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
     # R-PROT-1: sanctuary/stardust /2; else dark shroud *6/10 (/2 clan guard); else
     # resistance - dam*2/5.
     if present & (bit("sanctuary") | bit("stardust") | bit("dark_shroud") | bit("resistance")):
-        sanct = has("sanctuary") | has("stardust")
-        dam = np.where(sanct, tdiv(dam, 2), dam)
-        if present & bit("dark_shroud"):
-            shroud = ~sanct & has("dark_shroud")
-            if shroud.any():
-                dam = np.where(shroud, np.where(has("clan_guard"), tdiv(dam, 2),
-                                                tdiv(dam * 6, 10)), dam)
-        else:
-            shroud = np.zeros(len(dam), dtype=bool)
-        if present & bit("resistance"):
-            resist = ~sanct & ~shroud & has("resistance")
-            if resist.any():
-                dam = np.where(resist, dam - tdiv(dam * 2, 5), dam)
+        # (a flag nobody has is passed as False: its branch is skipped)
+        dam = sanctuary_value(
+            dam, has("sanctuary") | has("stardust"),
+            has("dark_shroud") if present & bit("dark_shroud") else False,
+            has("clan_guard") if present & bit("clan_guard") else False,
+            has("resistance") if present & bit("resistance") else False)
     # R-PROT-2: protection from evil / good against an evil / good attacker: - dam/4.
     if present & (bit("protection_evil") | bit("protection_good")):
-        align = hits.source_alignment
-        cut = hits.has_source & (((align < EVIL) & has("protection_evil"))
-                                 | ((align > GOOD) & has("protection_good")))
-        dam = np.where(cut, dam - tdiv(dam, 4), dam)
+        cut = hits.has_source & alignment_cuts(hits.source_alignment, has("protection_evil"),
+                                               has("protection_good"))
+        dam = np.where(cut, quarter_cut(dam), dam)
     # R-PROT-3: protection from heat / cold: - dam/4.
     if present & (bit("protection_heat") | bit("protection_cold")):
         cut = (hits.fire & has("protection_heat")) | (hits.cold & has("protection_cold"))
-        dam = np.where(cut, dam - tdiv(dam, 4), dam)
+        dam = np.where(cut, quarter_cut(dam), dam)
     # R-PROT-4: liturgy: melee - dam*(3 + Lv/10)/100, else - dam*Lv/1200.
     liturgy = (has("liturgy") | victims.liturgy_skill if present & bit("liturgy")
                else victims.liturgy_skill)
     if liturgy.any():
-        level = victims.modify_level
-        melee_cut = tdiv(dam * (3 + tdiv(level, 10)), 100)
-        other_cut = tdiv(dam * level, 1200)
-        dam = np.where(liturgy, dam - np.where(hits.melee, melee_cut, other_cut), dam)
+        dam = np.where(liturgy, liturgy_value(dam, victims.modify_level, hits.melee), dam)
     # R-PROT-5: the immunity table (R-IMM-3), then conductor - dam/4 (R-IMM-8); only a
     # hit whose bits meet the victim's imm, res or vuln is changed by the table.
     before = dam
@@ -162,11 +160,11 @@ def protect_many(content: Content, hits: HitArrays, victims: VictimArrays,
                                            victims.vuln, dam), dam)
         changed = True
     if present & bit("conductor"):
-        dam = np.where(hits.lightning & has("conductor"), dam - tdiv(dam, 4), dam)
+        dam = np.where(hits.lightning & has("conductor"), quarter_cut(dam), dam)
         changed = True
     immune = (before > 0) & (dam == 0) if changed else np.zeros(len(dam), dtype=bool)
     # R-PROT-6: above 10, *4/5.
-    dam = np.where(dam > 10, tdiv(dam * 4, 5), dam)
+    dam = flat_trim_value(dam)
     # R-PROT-7: armor (armor model only).
     if armor and content.fight.model == "armor":
         dam = armor_many(content, hits, victims, dam)
