@@ -12,7 +12,7 @@ import functools
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.arith import interpolate, maximum, minimum, select, tdiv
+from affray.arith import any_of, interpolate, maximum, minimum, select, tdiv
 from affray.defs import POSITIONS
 from affray.systems.rules.hit import ZERO
 
@@ -67,6 +67,36 @@ def evasion_adjusted(value: Any, halve: Any, blind_failed: Any, blind_factor: fl
     value = select(halve, value / 2.0, value)
     value = select(blind_failed, value * blind_factor, value)
     return value * sluggish
+
+
+def hit_chance_value(acc: Any, ev: Any, hit_pow: float, p_floor: float, p_cap: float) -> Any:
+    """R-HIT-4: acc^hit_pow / (acc^hit_pow + ev^hit_pow), clamped to p_floor..p_cap; no
+    accuracy (0 or less) gives 0, accuracy against no evasion 1 (before the clamp)."""
+    if hit_pow == 2.0:  # the default: a product is much cheaper than a power
+        a, e = acc * acc, ev * ev
+    else:
+        a, e = abs(acc) ** hit_pow, abs(ev) ** hit_pow
+    unclear = (acc <= 0) | (ev <= 0)
+    if any_of(unclear):  # (the share's divisor made 1 there: it is not used)
+        chance = select(acc <= 0, 0.0,
+                        select(ev <= 0, 1.0, a / select(unclear, 1.0, a + e)))
+    else:
+        chance = a / (a + e)
+    return minimum(maximum(chance, p_floor), p_cap)
+
+
+def d20_faces(auto_miss: int, auto_critical: int) -> tuple[int, int, float, float]:
+    """R-HIT-5's d20 (faces 0..19): the first face that is not an automatic miss, the
+    first critical face, the criticals' share c/20 and the middle faces' share
+    1 - (m + c)/20 (at least 1e-12)."""
+    return (auto_miss, 20 - auto_critical, auto_critical / 20.0,
+            max(1e-12, 1.0 - (auto_miss + auto_critical) / 20.0))
+
+
+def middle_threshold(chance: Any, crit_share: float, middle_share: float) -> Any:
+    """R-HIT-5: a middle face hits when a uniform draw is below (P - c/20) / middle
+    share, so that the overall hit rate is P."""
+    return (chance - crit_share) / middle_share
 
 
 def legacy_thac0_base(level: Any, thac00: Any, thac32: Any) -> Any:
@@ -141,6 +171,8 @@ def class_base(sheet: Sheet) -> int:
 # formulas stay the one definition; a memo only remembers what they gave).
 _class_base = functools.lru_cache(maxsize=4096)(class_base_value)
 _evasion_base = functools.lru_cache(maxsize=4096)(evasion_base)
+_hit_chance_value = functools.lru_cache(maxsize=4096)(hit_chance_value)
+_middle_threshold = functools.lru_cache(maxsize=4096)(middle_threshold)
 
 
 HITROLL_SCALE = 10000  # hitroll x skill% x (100 + bonus)%: a whole number of 1/10000ths
@@ -231,20 +263,7 @@ def evasion(victim: Sheet, content: Content, attacker_blind_failed: bool) -> flo
 def hit_chance(acc: float, ev: float, content: Content) -> float:
     """R-HIT-4: acc^hit_pow / (acc^hit_pow + ev^hit_pow), clamped to p_floor..p_cap."""
     knobs = content.fight.armor
-    if acc <= 0:
-        chance = 0.0
-    elif ev <= 0:
-        chance = 1.0
-    elif knobs.hit_pow == 2.0:  # the default: a product is much cheaper than a power
-        a, e = acc * acc, ev * ev
-        chance = a / (a + e)
-    else:
-        a, e = acc ** knobs.hit_pow, ev ** knobs.hit_pow
-        chance = a / (a + e)
-    # min(cap, max(floor, chance)) unrolled, with the builtins' exact choices (NaN too)
-    floor, cap = knobs.p_floor, knobs.p_cap
-    chance = chance if chance > floor else floor
-    return chance if chance < cap else cap
+    return _hit_chance_value(acc, ev, knobs.hit_pow, knobs.p_floor, knobs.p_cap)
 
 
 def roll_d20(chance: float, hobbit: bool, rng: Rng, content: Content) -> tuple[bool, bool]:
@@ -254,16 +273,15 @@ def roll_d20(chance: float, hobbit: bool, rng: Rng, content: Content) -> tuple[b
     faces = content.cache.get("d20")
     if faces is None:
         fight = content.fight
-        miss, crit = fight.auto_miss_in_20, fight.auto_critical_in_20
-        faces = content.cache["d20"] = (miss, 20 - crit, crit / 20.0,
-                                        max(1e-12, 1.0 - (miss + crit) / 20.0))
+        faces = content.cache["d20"] = d20_faces(fight.auto_miss_in_20,
+                                                 fight.auto_critical_in_20)
     first_hit_face, first_crit_face, crit_share, middle_share = faces
     face = rng.number_range(0, 19)
     if face < first_hit_face:
         return (True, True) if hobbit else (False, False)
     if face >= first_crit_face:
         return True, True
-    return rng.random() < (chance - crit_share) / middle_share, False
+    return rng.random() < _middle_threshold(chance, crit_share, middle_share), False
 
 
 def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, content: Content,
@@ -285,7 +303,9 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
     acc = accuracy_value(knobs.base_w, _class_base(level.level + level.remorts,
                                                    profession.thac00, profession.thac32),
                          hitroll)
-    chance = hit_chance(acc, evasion(victim, content, blind_failed), content)
+    # hit_chance() (R-HIT-4), its memo called here: a Python call saved on every blow
+    chance = _hit_chance_value(acc, evasion(victim, content, blind_failed), knobs.hit_pow,
+                               knobs.p_floor, knobs.p_cap)
     hit, critical = roll_d20(chance, attacker.creature.race == "hobbit", rng, content)
     pierce = _EXACT_HITROLLS.get(hitroll)  # (not `or`: a Fraction's truth is a call)
     if pierce is None:

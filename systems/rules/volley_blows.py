@@ -44,12 +44,15 @@ from affray.systems.rules.tohit import (
     FIGHTING,
     SLEEPING,
     accuracy_value,
+    d20_faces,
     evasion_adjusted,
+    hit_chance_value,
     hitroll_product,
     legacy_ac_adjusted,
     legacy_ac_value,
     legacy_hits,
     legacy_thac0_value,
+    middle_threshold,
     sluggish_factor,
 )
 from affray.systems.rules.volley_columns import (
@@ -209,13 +212,13 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
         hitroll = hitroll_product(cols.hitroll[a], skill, cols.str_hit[a])
         acc = accuracy_value(knobs.base_w, cols.class_base[a], hitroll)
     ev = evasion_many(content, cols, v, blind_failed, victim_traits)
-    chance = hit_chance_many(content, acc, ev)
+    chance = hit_chance_value(acc, ev, knobs.hit_pow, knobs.p_floor, knobs.p_cap)
     fight = content.fight
-    miss, crit = fight.auto_miss_in_20, fight.auto_critical_in_20
-    crit_share, middle_share = crit / 20.0, max(1e-12, 1.0 - (miss + crit) / 20.0)
+    first_hit_face, first_crit_face, crit_share, middle_share = d20_faces(
+        fight.auto_miss_in_20, fight.auto_critical_in_20)
     face = (gen.random(n) * 20).astype(np.int64)
-    middle = gen.random(n) < (chance - crit_share) / middle_share
-    low, top = face < miss, face >= 20 - crit
+    middle = gen.random(n) < middle_threshold(chance, crit_share, middle_share)
+    low, top = face < first_hit_face, face >= first_crit_face
     if low.any():
         hobbit = (cols.hobbit[a] != 0) if attacker_traits & TRAIT["hobbit"] else False
         hit = np.where(low, hobbit, top | middle)
@@ -243,21 +246,6 @@ def evasion_many(content: Content, cols: Columns, v: np.ndarray,
     if halve.any() or blind_failed.any() or type(factor) is not float:
         value = evasion_adjusted(value, halve, blind_failed, knobs.blind_factor, factor)
     return value
-
-
-def hit_chance_many(content: Content, acc: np.ndarray, ev: np.ndarray) -> np.ndarray:
-    """R-HIT-4 (tohit.hit_chance): acc^p / (acc^p + ev^p), clamped p_floor..p_cap."""
-    knobs = content.fight.armor
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if knobs.hit_pow == 2.0:
-            x, e = acc * acc, ev * ev
-        else:
-            x, e = np.abs(acc) ** knobs.hit_pow, np.abs(ev) ** knobs.hit_pow
-        if len(acc) and acc.min() > 0 and ev.min() > 0:  # the common case: no clamp
-            chance = x / (x + e)
-        else:
-            chance = np.where(acc <= 0, 0.0, np.where(ev <= 0, 1.0, x / (x + e)))
-    return np.minimum(knobs.p_cap, np.maximum(knobs.p_floor, chance))
 
 
 def to_hit_legacy(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
