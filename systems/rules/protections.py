@@ -192,6 +192,59 @@ def exact_armor(knobs: ArmorModel) -> ExactArmor:
                                      cap.numerator, cap.denominator))
 
 
+# -- R-HIT-8 / R-HIT-9's cut, one definition (ints or int arrays: issue 12) ------------
+def armor_k(victim_level: Any, pierce_num: Any, pierce_den: Any,
+            whole: tuple[int, int, int, int, int, int]) -> tuple[Any, Any]:
+    """R-HIT-8: k = dr_level * Lv + dr_pierce * pierce as kn / kd (`whole`: the knobs
+    taken apart, ExactArmor.whole; pierce = pierce_num / pierce_den)."""
+    dl_num, dl_den, dp_num, dp_den = whole[0], whole[1], whole[2], whole[3]
+    return (dl_num * victim_level * dp_den * pierce_den + dp_num * pierce_num * dl_den,
+            dl_den * dp_den * pierce_den)
+
+
+def armor_cut_ratio(a: Any, k: Any, kn: Any, power: int, cap_num: int, cap_den: int
+                    ) -> tuple[Any, Any]:
+    """R-HIT-8 / R-HIT-9 for a whole dr_pow: armor / k = a / k (a = armor num x kd,
+    k = kn x armor den); cut = a^n / (a^n + k^n), the cap when above it or when k is 0
+    or less. Returns the cut as (numerator, denominator)."""
+    if power != 1:  # the default 1: no power to raise
+        a, k = a ** power, k ** power
+    capped = (kn <= 0) | (a * cap_den > cap_num * (a + k))
+    return select(capped, cap_num, a), select(capped, cap_den, a + k)
+
+
+def armor_cut_float(a: int, k: int, kn: int, dr_pow: float, cap: Fraction
+                    ) -> tuple[int, int] | float:
+    """R-HIT-8 / R-HIT-9 for a fractional dr_pow (the one inexact case): x = (a/k)^dr_pow,
+    cut = x / (1 + x), at most the cap (a float); the exact cap (numerator, denominator)
+    when k is 0 or less. One value (the vectorised protections call it per hit)."""
+    if kn <= 0:
+        return cap.numerator, cap.denominator
+    x = (a / k) ** dr_pow
+    cut = x / (1.0 + x)
+    return float(cap) if cut > cap else cut
+
+
+def armor_loss(dam: Any, numerator: Any, denominator: Any) -> Any:
+    """R-PROT-7: the victim keeps the rounding: it loses floor(dam x cut)."""
+    return dam - dam * numerator // denominator
+
+
+def armor_loss_float(dam: int, cut: float) -> int:
+    """R-PROT-7 with a float cut (a fractional dr_pow): dam - floor(dam x cut)."""
+    return dam - math.floor(dam * cut) if cut > 0 else dam
+
+
+def _cut_terms(an: int, ad: int, victim_level: int, pn: int, pd: int,
+               whole: tuple[int, int, int, int, int, int], power: int) -> tuple[int, int]:
+    """cut_fraction's whole-power case from the formulas above (memoised below)."""
+    kn, kd = armor_k(victim_level, pn, pd, whole)
+    return armor_cut_ratio(an * kd, kn * ad, kn, power, whole[4], whole[5])
+
+
+_cut_terms_memo = functools.lru_cache(maxsize=4096)(_cut_terms)
+
+
 def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
                  exact: ExactArmor) -> tuple[int, int] | float:
     """R-HIT-8 / R-HIT-9 in integers: the cut as (numerator, denominator), or a float
@@ -202,26 +255,13 @@ def cut_fraction(armor: Exact, victim_level: int, pierce: Exact,
     an, ad = armor.numerator, armor.denominator
     if an <= 0:
         return 0, 1
-    dl_num, dl_den, dp_num, dp_den, cap_num, cap_den = exact.whole
-    pn, pd = pierce.numerator, pierce.denominator
-    # k = dl * Lv + dp * pierce = kn / kd
-    kd = dl_den * dp_den * pd
-    kn = dl_num * victim_level * dp_den * pd + dp_num * pn * dl_den
-    if kn <= 0:
-        return cap_num, cap_den
     power = exact.power
     if power is None:
-        x = (an * kd / (kn * ad)) ** exact.dr_pow
-        cut = x / (1.0 + x)
-        cap = exact.cap
-        return float(cap) if cut > cap else cut
-    if power == 1:  # the default: no power to raise
-        a, k = an * kd, kn * ad
-    else:
-        a, k = (an * kd) ** power, (kn * ad) ** power  # armor/k = a/k after the power
-    if a * cap_den > cap_num * (a + k):
-        return cap_num, cap_den
-    return a, a + k
+        kn, kd = armor_k(victim_level, pierce.numerator, pierce.denominator, exact.whole)
+        return armor_cut_float(an * kd, kn * ad, kn, exact.dr_pow, exact.cap)
+    # the formulas' memo: a C-level look-up on most blows
+    return _cut_terms_memo(an, ad, victim_level, pierce.numerator, pierce.denominator,
+                           exact.whole, power)
 
 
 def armor_reduction(armor: Exact, victim_level: int, pierce: Exact,
@@ -275,9 +315,9 @@ def armor(hit: Hit, world: World) -> None:
     level = victim.level
     cut = cut_fraction(points, level.level + level.remorts, pierce, exact)
     if isinstance(cut, tuple):
-        hit.dam = dam - dam * cut[0] // cut[1]
-    elif cut > 0:
-        hit.dam = dam - math.floor(dam * cut)
+        hit.dam = armor_loss(dam, cut[0], cut[1])
+    else:
+        hit.dam = armor_loss_float(dam, cut)
 
 
 def default_protections() -> Steps:

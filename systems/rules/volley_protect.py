@@ -14,7 +14,6 @@ from the defaults (`defaults_in_use`). The tests compare it to `protect` hit for
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +24,11 @@ from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import (
     alignment_cuts,
+    armor_cut_float,
+    armor_cut_ratio,
+    armor_k,
+    armor_loss,
+    armor_loss_float,
     default_protections,
     exact_armor,
     flat_trim_value,
@@ -213,22 +217,16 @@ def armor_cut(content: Content, dam: IntArray, column: IntArray, points: IntArra
     spl = exact.spell_pierce_level
     pn = np.where(spell, np.where(has_source, source_level * spl.numerator, 0), pierce)
     pd = np.where(spell, spl.denominator, 10000)
-    dl, dp = exact.dr_level, exact.dr_pierce
-    kd = dl.denominator * dp.denominator * pd
-    kn = dl.numerator * victim_level * dp.denominator * pd + dp.numerator * pn * dl.denominator
+    kn, kd = armor_k(victim_level, pn, pd, exact.whole)
     cap = exact.cap
     out = dam.copy()
     rows = np.flatnonzero(use)
     if exact.power is None:
-        for i in rows.tolist():  # the one inexact case: float, as the scalar step
-            if kn[i] <= 0:
-                cut: float = float(cap)
-            else:
-                x = (int(an[i]) * int(kd[i]) / (int(kn[i]) * int(ad[i]))) ** exact.dr_pow
-                cut = x / (1.0 + x)
-                cut = float(cap) if cut > cap else cut
-            if cut > 0:
-                out[i] -= math.floor(int(dam[i]) * cut)
+        for i in rows.tolist():  # the one inexact case: float, one hit at a time
+            cut = armor_cut_float(int(an[i]) * int(kd[i]), int(kn[i]) * int(ad[i]),
+                                  int(kn[i]), exact.dr_pow, cap)
+            out[i] = (armor_loss(int(dam[i]), cut[0], cut[1]) if isinstance(cut, tuple)
+                      else armor_loss_float(int(dam[i]), cut))
         return out
     power = exact.power
     a = an[rows] * kd[rows]
@@ -237,12 +235,9 @@ def armor_cut(content: Content, dam: IntArray, column: IntArray, points: IntArra
     safe = big ** power * 2 * max(cap.denominator, float(dam.max(initial=1))) < 2.0 ** 62
     if not safe:
         a, k = a.astype(object), k.astype(object)
-    a, k = a ** power, k ** power
-    capped = (kn[rows] <= 0) | (a * cap.denominator > cap.numerator * (a + k))
-    num = np.where(capped, cap.numerator, a)
-    den = np.where(capped, cap.denominator, a + k)
+    num, den = armor_cut_ratio(a, k, kn[rows], power, cap.numerator, cap.denominator)
     d = dam[rows].astype(object) if not safe else dam[rows]
-    out[rows] = (d - d * num // den).astype(np.int64)
+    out[rows] = armor_loss(d, num, den).astype(np.int64)
     return out
 
 
