@@ -48,6 +48,14 @@ def movement_cost(level: Any) -> Any:
     return maximum(tdiv(level, 20), 1)
 
 
+def prefers_hand_dice(npc_with_hand: Any, has_weapon_dice: Any, hand_x2: Any,
+                      weapon_x2: Any) -> Any:
+    """R-MELEE-3's damBase dice: an NPC with hand dice rolls them, unscaled, when it has
+    no weapon dice or the hand's are better on average (twice the averages compared,
+    dice.dice_average_x2)."""
+    return npc_with_hand & ((has_weapon_dice == 0) | (hand_x2 > weapon_x2))
+
+
 def weapon_damage(rolled: Any, skill: Any) -> Any:
     """R-MELEE-3's damBase with weapon dice: the roll (dice + bonus) x skill/100."""
     return tdiv(rolled * skill, 100)
@@ -108,6 +116,7 @@ def position_multiplier_value(rank: Any, value: Any) -> Any:
 # C-level look-up instead of the formula's Python calls (the formula stays the one
 # definition; a memo only remembers what it gave).
 _movement_cost = functools.lru_cache(maxsize=1024)(movement_cost)
+_prefers_hand_dice = functools.lru_cache(maxsize=1024)(prefers_hand_dice)
 _weapon_damage = functools.lru_cache(maxsize=4096)(weapon_damage)
 _unshielded_damage = functools.lru_cache(maxsize=4096)(unshielded_damage)
 _class_bonus = functools.lru_cache(maxsize=4096)(class_bonus)
@@ -167,8 +176,9 @@ def base_damage(world: World, attacker: Sheet, victim: Sheet, skill: int) -> int
     weapon = attacker.weapon
     hand = attacker.offense.hand_dice
     weapon_dice = attacker.weapon_dice
-    if hand is not None and not attacker.creature.player and (
-            weapon_dice is None or dice_average_x2(hand) > dice_average_x2(weapon_dice)):
+    if hand is not None and not attacker.creature.player and _prefers_hand_dice(
+            True, weapon_dice is not None, dice_average_x2(hand),
+            0 if weapon_dice is None else dice_average_x2(weapon_dice)):
         dam = rng.dice(hand[0], hand[1]) + hand[2]
     elif weapon_dice is not None:
         dam = _weapon_damage(rng.dice(weapon_dice[0], weapon_dice[1]) + weapon_dice[2], skill)

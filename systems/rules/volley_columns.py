@@ -38,7 +38,12 @@ import numpy as np
 from affray.defs import ARMOR_COLUMNS
 from affray.dice import dice_average_x2
 from affray.event_log import EventLog
-from affray.systems.rules.blow import CLASS_DIVISOR, damroll_term, movement_cost
+from affray.systems.rules.blow import (
+    CLASS_DIVISOR,
+    damroll_term,
+    movement_cost,
+    prefers_hand_dice,
+)
 from affray.systems.rules.defence import (
     FIGHTERS,
     blink_chance,
@@ -194,8 +199,8 @@ def _put_blow_constants(table: np.ndarray, rows: np.ndarray, col: np.ndarray) ->
     average_x2 = dice_average_x2.__wrapped__
     hand_x2 = average_x2((get("hand_n"), get("hand_s"), get("hand_b")))
     weapon_x2 = average_x2((get("dice_n"), get("dice_s"), get("dice_b")))
-    use_hand = ((get("player") == 0) & (get("has_hand") != 0)
-                & (~has_weapon_dice | (hand_x2 > weapon_x2)))
+    use_hand = prefers_hand_dice((get("player") == 0) & (get("has_hand") != 0),
+                                 has_weapon_dice, hand_x2, weapon_x2)
     table[COLUMN["use_hand"], rows] = use_hand
     # blow.pay_movement: a player pays max(level / 20, 1) a blow; an NPC nothing
     table[COLUMN["blow_cost"], rows] = np.where(get("player") != 0,
