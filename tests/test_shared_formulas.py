@@ -154,9 +154,11 @@ def test_hit_chance_agrees_at_the_clamps_r_hit_4(hit_pow: float) -> None:
 
 def test_d20_faces_and_middle_threshold_r_hit_5() -> None:
     """R-HIT-5: one automatic miss and one critical face by default: faces 1..18 are the
-    middle, hitting below (P - 1/20) / (18/20)."""
+    middle, hitting below (P - 1/20) / (18/20). (And the stat tables' index, 0..28.)"""
     assert tohit.d20_faces(1, 1) == (1, 19, 0.05, 0.9)
     assert tohit.d20_faces(0, 0) == (0, 20, 0.0, 1.0)
+    stats = [-3, 0, 1, 18, 28, 29, 40]
+    assert agree(tohit.stat_index, stats) == [0, 0, 1, 18, 28, 28, 28]
     chances = [0.05, 0.3, 0.5, 0.95]
     assert agree(lambda p: tohit.middle_threshold(p, 0.05, 0.9), chances) == [
         (p - 0.05) / 0.9 for p in chances]

@@ -12,7 +12,7 @@ import functools
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.arith import any_of, interpolate, maximum, minimum, select, tdiv
+from affray.arith import any_of, clamp, interpolate, maximum, minimum, select, tdiv
 from affray.defs import POSITIONS
 from affray.systems.rules.hit import ZERO
 
@@ -136,9 +136,10 @@ def legacy_hits(face: Any, hobbit: Any, thac0: Any, ac: Any) -> Any:
     return select(face == 0, hobbit, select(face == 19, True, face >= thac0 - ac))
 
 
-def stat_index(value: int) -> int:
-    """Stat tables index the current stat, 0..28."""
-    return 0 if value < 0 else 28 if value > 28 else value
+def stat_index(value: Any) -> Any:
+    """Stat tables index the current stat, 0..28 (ints or arrays; the blow's hottest
+    reads write this clamp out inline)."""
+    return clamp(value, 0, 28)
 
 
 # ZERO (from affray.systems.rules.hit): one shared exact zero, for a Roll's defaults and

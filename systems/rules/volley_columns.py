@@ -62,6 +62,7 @@ from affray.systems.rules.tohit import (
     evasion_base,
     hitroll_product,
     legacy_thac0_base,
+    stat_index,
 )
 from affray.systems.rules.volley_protect import AFFECT_BITS, affect_mask
 
@@ -527,11 +528,11 @@ class VolleyCache:
             put(mask, col[COLUMN[f"own_{mask}"]] | col[COLUMN[f"gear_{mask}"]])
         _put_blow_constants(table, rows, col)
         stats = world.content.stats  # the stat tables, indexed by the stat clamped 0..28
-        strength = np.clip(col[COLUMN["strength"]], 0, 28)
+        strength = stat_index(col[COLUMN["strength"]])
         put("str_hit", np.asarray(stats.str_.hit, dtype=np.int64)[strength])
         put("str_dam", np.asarray(stats.str_.damage, dtype=np.int64)[strength])
         put("dex_def", np.asarray(stats.dex.defensive, dtype=np.int64)[
-            np.clip(col[COLUMN["dexterity"]], 0, 28)])
+            stat_index(col[COLUMN["dexterity"]])])
         # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
         learned = np.zeros((len(SKILLS), n), dtype=np.int64)
         found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
