@@ -202,7 +202,7 @@ def test_legacy_thac0_and_ac_formulas_agree_r_hit_1_r_hit_10() -> None:
 # -- damage --------------------------------------------------------------------------------
 def test_damage_formulas_agree_with_worked_examples_r_melee_3_r_hit_5() -> None:
     """R-MELEE-3 (dice x skill, bare hands, x21/20, sharp, holy, class, damroll,
-    strength), R-HIT-5 (the critical multiplier), movement cost: ints and arrays agree,
+    strength, at least 1), R-HIT-5 (the critical multiplier), movement cost: ints and arrays agree,
     negatives truncated toward zero."""
     rolled, skill = grid(SIGNED, [20, 63, 85, 100, 120])
     assert agree(blow.weapon_damage, rolled, skill)[:2] == [c_div(-101 * 20, 100),
@@ -236,6 +236,7 @@ def test_damage_formulas_agree_with_worked_examples_r_melee_3_r_hit_5() -> None:
     assert agree(blow.critical_damage, dam, numerator, denominator) == [
         c_div(d * n, m) for d, n, m in zip(dam, numerator, denominator, strict=True)]
     assert blow.critical_damage(37, 3, 2) == 55 and blow.critical_damage(-37, 3, 2) == -55
+    assert agree(blow.normalised, SIGNED) == [max(1, d) for d in SIGNED]
     levels = [1, 19, 20, 21, 39, 40, 60]
     assert agree(blow.movement_cost, levels) == [1, 1, 1, 1, 1, 2, 3]
 
@@ -277,7 +278,8 @@ def test_effective_and_npc_weapon_skill_agree_r_lag_3() -> None:
 def test_defence_chances_agree_r_def_3_r_def_5_r_def_6_r_def_8() -> None:
     """Each player defence's chance from its effective skill (R-DEF-3: any value; the
     defences refuse 1 or less before), the flail terms, weak stun halving (R-DEF-5),
-    blink's half (R-DEF-6), blindness /1.5 or /4 (R-DEF-8): ints and arrays agree."""
+    blink's half (R-DEF-6) and half level gap (blink, dodge), blindness /1.5 or /4
+    (R-DEF-8): ints and arrays agree."""
     effective, fighter = grid([0, 1, 2, 3, 37, 60, 99, 100], BOOLS)
     assert agree(defence.shield_block_chance, effective, fighter)[-2:] == [40, 50]
     assert defence.shield_block_chance(37, False) == 8
@@ -301,6 +303,10 @@ def test_defence_chances_agree_r_def_3_r_def_5_r_def_6_r_def_8() -> None:
     assert agree(defence.blind_chance, chance, seen) == [
         int(c / 1.5) if s else c_div(c, 4) for c, s in zip(chance, seen, strict=True)]
     assert defence.blind_chance(-37, True) == -24 and defence.blind_chance(-37, False) == -9
+    chance, gap = grid([-5, 0, 30], SIGNED)
+    assert agree(defence.with_half_gap, chance, gap) == [
+        c + c_div(g, 2) for c, g in zip(chance, gap, strict=True)]
+    assert defence.with_half_gap(30, -7) == 27
 
 
 # -- protections -----------------------------------------------------------------------------

@@ -56,6 +56,11 @@ def prefers_hand_dice(npc_with_hand: Any, has_weapon_dice: Any, hand_x2: Any,
     return npc_with_hand & ((has_weapon_dice == 0) | (hand_x2 > weapon_x2))
 
 
+def normalised(dam: Any) -> Any:
+    """damNormalize: a blow that hits deals at least 1 before the protections."""
+    return maximum(dam, 1)
+
+
 def weapon_damage(rolled: Any, skill: Any) -> Any:
     """R-MELEE-3's damBase with weapon dice: the roll (dice + bonus) x skill/100."""
     return tdiv(rolled * skill, 100)
@@ -118,6 +123,7 @@ def position_multiplier_value(rank: Any, value: Any) -> Any:
 _movement_cost = functools.lru_cache(maxsize=1024)(movement_cost)
 _prefers_hand_dice = functools.lru_cache(maxsize=1024)(prefers_hand_dice)
 _weapon_damage = functools.lru_cache(maxsize=4096)(weapon_damage)
+_normalised = functools.lru_cache(maxsize=4096)(normalised)
 _unshielded_damage = functools.lru_cache(maxsize=4096)(unshielded_damage)
 _class_bonus = functools.lru_cache(maxsize=4096)(class_bonus)
 _damroll_term = functools.lru_cache(maxsize=4096)(damroll_term)
@@ -281,8 +287,7 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     if critical:  # R-HIT-5: with the other multipliers, before protections
         numerator, denominator = fight.critical_multiplier
         dam = critical_damage(dam, numerator, denominator)
-    if dam < 1:
-        dam = 1  # damNormalize
+    dam = _normalised(dam)  # damNormalize
     hit.dam = hit.orig_dam = hit.raw = dam
     protect(hit, world)
     weapon_bits = attacker.weapon_bits

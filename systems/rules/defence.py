@@ -86,6 +86,12 @@ def dodge_chance(effective: Any, dexterity: Any, fighter: Any, nimble: Any,
                          select(anti_paladin, own - tdiv(own, 10), own)))
 
 
+def with_half_gap(chance: Any, gap: Any) -> Any:
+    """Blink (R-DEF-6) and dodge: the chance plus half the level gap (defender's modify
+    level minus the attacker's), truncated; the other defences add the whole gap."""
+    return chance + tdiv(gap, 2)
+
+
 def flail_block_chance(chance: Any) -> Any:
     """A player's shield block against a flail: halved (a whip makes it fail)."""
     return tdiv(chance, 2)
@@ -115,6 +121,7 @@ _cross_block_chance = functools.lru_cache(maxsize=1024)(cross_block_chance)
 _parry_chance = functools.lru_cache(maxsize=1024)(parry_chance)
 _hand_block_chance = functools.lru_cache(maxsize=1024)(hand_block_chance)
 _dodge_chance = functools.lru_cache(maxsize=4096)(dodge_chance)
+_with_half_gap = functools.lru_cache(maxsize=4096)(with_half_gap)
 
 
 # Above sleeping (standing, fighting, sitting, resting): not stunned or incapacitated.
@@ -213,7 +220,7 @@ def blink(world: World, hit: Hit) -> bool:
     half = base if not defender.creature.player else _blink_chance(base)
     if defender.affects.levels:
         half = adjust(world, defender, "blink", half)
-    chance = half + tdiv(level_gap(defender, hit.source), 2)
+    chance = _with_half_gap(half, level_gap(defender, hit.source))
     return world.rng.percent() < chance
 
 
@@ -311,7 +318,7 @@ def dodge(world: World, hit: Hit) -> bool:
         chance = adjust(world, defender, "dodge", chance)
     if player and defender.vitals.move <= 0:
         return False
-    return world.rng.percent() < chance + tdiv(level_gap(defender, attacker), 2)
+    return world.rng.percent() < _with_half_gap(chance, level_gap(defender, attacker))
 
 
 DEFENCES: dict[str, Callable[[World, Hit], bool]] = {

@@ -25,6 +25,7 @@ from affray.systems.rules.blow import (
     critical_damage,
     damroll_term,
     holy_damage,
+    normalised,
     position_multiplier_value,
     sharp_damage,
     sharp_succeeds,
@@ -38,6 +39,7 @@ from affray.systems.rules.defence import (
     flail_block_chance,
     flail_dodge_chance,
     weak_stun_chance,
+    with_half_gap,
 )
 from affray.systems.rules.protections import EVIL, GOOD
 from affray.systems.rules.tohit import (
@@ -394,7 +396,7 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
     if kept_critical.any():
         dam = np.where(kept_critical, critical_damage(dam, numerator, denominator),
                        dam)  # R-HIT-5
-    dam = np.maximum(dam, 1)
+    dam = normalised(dam)
     raw = dam
     m = len(keep)
     victim_level = cols.modify_level[v]
@@ -580,7 +582,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             ok, half = base(name, vp)
             if not ok.any():
                 continue
-            chance = adjust(name, half, P, vp) + tdiv(gap[P], 2)
+            chance = with_half_gap(adjust(name, half, P, vp), gap[P])
             settle(index, P, ok, chance)
         elif name == "cross_block":
             P, vp = open_to(awake & remaining)
@@ -622,7 +624,7 @@ def defence_chain(world: World, cols: Columns, a: np.ndarray, v: np.ndarray,
             if flail.any():  # a player's own dodge x6/5 against a flail or whip
                 chance = np.where(flail, flail_dodge_chance(chance), chance)
             chance = adjust(name, chance, P, vp)
-            settle(index, P, ok, chance + tdiv(gap[P], 2))
+            settle(index, P, ok, with_half_gap(chance, gap[P]))
         else:
             raise ValueError(f"the vectorised round has no defence {name!r}")
     return which >= 0, which
