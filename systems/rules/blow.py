@@ -287,7 +287,9 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
     if critical:  # R-HIT-5: with the other multipliers, before protections
         numerator, denominator = fight.critical_multiplier
         dam = critical_damage(dam, numerator, denominator)
-    dam = _normalised(dam)  # damNormalize
+    # damNormalize (the memo for whole numbers only: a modifier's float or Fraction
+    # would share its entries, 12.0 answering for 12)
+    dam = _normalised(dam) if type(dam) is int else normalised(dam)
     hit.dam = hit.orig_dam = hit.raw = dam
     protect(hit, world)
     weapon_bits = attacker.weapon_bits

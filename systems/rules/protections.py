@@ -70,8 +70,9 @@ def flat_trim_value(dam: Any) -> Any:
     return select(dam > 10, tdiv(dam * 4, 5), dam)
 
 
-# Memos for the steps (a C-level look-up instead of the formula's Python calls; the
-# formula stays the one definition).
+# MEMOS for the steps (a C-level look-up instead of the formula's Python calls; the
+# formula stays the one definition). For whole-number damage only: a game's modifier may
+# leave a float or a Fraction, whose keys would share entries with ints (12.0 == 12).
 _sanctuary_value = functools.lru_cache(maxsize=4096)(sanctuary_value)
 _flat_trim_value = functools.lru_cache(maxsize=4096)(flat_trim_value)
 
@@ -87,8 +88,9 @@ def sanctuary(hit: Hit, world: World) -> None:
     dark_shroud = "dark_shroud" in affects
     resistance = "resistance" in affects
     if sanctuary or dark_shroud or resistance:
-        hit.dam = _sanctuary_value(hit.dam, sanctuary, dark_shroud, "clan_guard" in affects,
-                                   resistance)
+        formula = _sanctuary_value if type(hit.dam) is int else sanctuary_value  # (MEMOS)
+        hit.dam = formula(hit.dam, sanctuary, dark_shroud, "clan_guard" in affects,
+                          resistance)
 
 
 def alignment(hit: Hit, world: World) -> None:
@@ -158,7 +160,8 @@ def immune(hit: Hit, world: World) -> None:
 
 def flat_trim(hit: Hit, world: World) -> None:
     """R-PROT-6: a hit above 10 becomes dam*4/5, truncated: 11 -> 8, 37 -> 29; 10 stays."""
-    hit.dam = _flat_trim_value(hit.dam)
+    dam = hit.dam
+    hit.dam = _flat_trim_value(dam) if type(dam) is int else flat_trim_value(dam)  # (MEMOS)
 
 
 class ExactArmor(NamedTuple):
