@@ -367,3 +367,23 @@ def test_armor_cut_formulas_agree_r_hit_8_r_hit_9_r_prot_7() -> None:
     assert protections.armor_loss_float(37, 0.4) == 37 - 14
     assert protections.armor_loss_float(37, 0.0) == 37
     assert len(ks) == len(level)
+
+
+def test_the_scalar_memos_keep_a_modifiers_float_damage_a_float_r_prot_1_r_prot_6() -> None:
+    """R-PROT-1, R-PROT-6: the blow's steps call memos of the formulas for whole-number
+    damage; a game's modifier may leave a float, which must not share their entries
+    (37.0 == 37): each keeps its own type and value, in either order."""
+    from types import SimpleNamespace
+
+    victim = SimpleNamespace(affects=SimpleNamespace(levels={"sanctuary": 1}))
+    for first, second in ((37, 37.0), (41.0, 41)):
+        results = []
+        for dam in (first, second):
+            hit = SimpleNamespace(dam=dam, victim=victim)
+            protections.flat_trim(hit, None)  # type: ignore[arg-type]
+            trimmed = hit.dam
+            protections.sanctuary(hit, None)  # type: ignore[arg-type]
+            results.append((trimmed, hit.dam))
+        for (trimmed, halved), dam in zip(results, (first, second), strict=True):
+            assert type(trimmed) is type(dam) and type(halved) is type(dam)
+            assert trimmed == dam * 4 // 5 and halved == trimmed // 2
