@@ -208,7 +208,7 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
         blind_failed = blind & ~(percent(gen.random(n)) < blind_fighting)
     else:
         blind_failed = np.zeros(n, dtype=bool)
-    if cols.undazed:  # worked out per creature when it was read (the same operations)
+    if cols.undazed:  # worked out per creature when it was read (the same functions)
         hitroll, acc = cols.plain_pierce[a], cols.plain_acc[a]
     else:
         hitroll = hitroll_product(cols.hitroll[a], skill, cols.str_hit[a])
@@ -232,7 +232,8 @@ def to_hit_armor(content: Content, cols: Columns, a: np.ndarray, v: np.ndarray,
 
 def evasion_many(content: Content, cols: Columns, v: np.ndarray,
                  blind_failed: np.ndarray, traits: int) -> np.ndarray:
-    """R-HIT-3 (tohit.evasion) in float64, the same operations in the same order.
+    """R-HIT-3 (tohit.evasion): the column cache's tohit.evasion_base, then
+    tohit.evasion_adjusted and tohit.sluggish_factor on the arrays.
     `traits`: the TRAIT bits some victim has."""
     knobs = content.fight.armor
     # tohit.evasion_base, per creature (volley_columns)
