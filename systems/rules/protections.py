@@ -84,13 +84,14 @@ def sanctuary(hit: Hit, world: World) -> None:
     affects = hit.victim.affects.levels
     if not affects:
         return  # the common case: no affect, nothing to look up
-    sanctuary = "sanctuary" in affects or "stardust" in affects
-    dark_shroud = "dark_shroud" in affects
-    resistance = "resistance" in affects
-    if sanctuary or dark_shroud or resistance:
-        formula = _sanctuary_value if type(hit.dam) is int else sanctuary_value  # (MEMOS)
-        hit.dam = formula(hit.dam, sanctuary, dark_shroud, "clan_guard" in affects,
-                          resistance)
+    formula = _sanctuary_value if type(hit.dam) is int else sanctuary_value  # (MEMOS)
+    # the first that applies (the formula gives each precedence too)
+    if "sanctuary" in affects or "stardust" in affects:
+        hit.dam = formula(hit.dam, True, False, False, False)
+    elif "dark_shroud" in affects:
+        hit.dam = formula(hit.dam, False, True, "clan_guard" in affects, False)
+    elif "resistance" in affects:
+        hit.dam = formula(hit.dam, False, False, False, True)
 
 
 def alignment(hit: Hit, world: World) -> None:

@@ -36,6 +36,9 @@ def npc_weapon_skill(wielding: Any, level: Any, dazed: Any) -> Any:
 # Memos for the scalar callers (a C-level look-up on every roll instead of the formula's
 # Python calls; the formula stays the one definition).
 _effective_value = functools.lru_cache(maxsize=4096)(effective_value)
+# undazed, not a spell (most rolls): one argument, the memo's fastest key
+_plain_value = functools.lru_cache(maxsize=4096)(
+    lambda learned: effective_value(learned, False))
 _npc_weapon_skill = functools.lru_cache(maxsize=4096)(npc_weapon_skill)
 
 
@@ -45,8 +48,9 @@ def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) 
     if not learned:
         return 0
     lag = world.lag
-    return _effective_value(learned, bool(lag.dazed and lag.daze[sheet.creature.slot] > 0),
-                            spell)
+    if lag.dazed and lag.daze[sheet.creature.slot] > 0:
+        return _effective_value(learned, True, spell)
+    return _plain_value(learned) if type(learned) is int else effective_value(learned, False)
 
 
 def weapon_skill(world: World, sheet: Sheet) -> int:

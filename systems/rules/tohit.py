@@ -172,6 +172,7 @@ def class_base(sheet: Sheet) -> int:
 # formulas stay the one definition; a memo only remembers what they gave).
 _class_base = functools.lru_cache(maxsize=4096)(class_base_value)
 _evasion_base = functools.lru_cache(maxsize=4096)(evasion_base)
+_accuracy_value = functools.lru_cache(maxsize=4096)(accuracy_value)
 _hit_chance_value = functools.lru_cache(maxsize=4096)(hit_chance_value)
 _middle_threshold = functools.lru_cache(maxsize=4096)(middle_threshold)
 
@@ -301,9 +302,9 @@ def roll_armor_model(attacker: Sheet, victim: Sheet, skill: int, rng: Rng, conte
     hitroll = hitroll_product(attacker.offense.hitroll, skill, content.stats.str_.hit[
         0 if strength < 0 else 28 if strength > 28 else strength])
     level, profession = attacker.level, attacker.profession
-    acc = accuracy_value(knobs.base_w, _class_base(level.level + level.remorts,
-                                                   profession.thac00, profession.thac32),
-                         hitroll)
+    acc = _accuracy_value(knobs.base_w, _class_base(level.level + level.remorts,
+                                                    profession.thac00, profession.thac32),
+                          hitroll)
     # hit_chance() (R-HIT-4), its memo called here: a Python call saved on every blow
     chance = _hit_chance_value(acc, evasion(victim, content, blind_failed), knobs.hit_pow,
                                knobs.p_floor, knobs.p_cap)
