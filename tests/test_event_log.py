@@ -778,13 +778,14 @@ def test_reading_the_log_any_time_or_building_at_once_changes_nothing_r_grid_6(
     assert {"miss", "defended", "damage", "death", "cast"} <= kinds
 
 
-@pytest.mark.parametrize("read", ["all", "last"])
+@pytest.mark.parametrize("read", ["all", "last", "replace"])
 def test_a_hook_reading_the_log_mid_round_changes_nothing(read: str) -> None:
     """A game's on-fight hook (run inside the vectorised round, between bulk runs that
     push blocks of the same BlowEvents) reads the log: in full (building the round's
     blocks so far, the rest of the round then pushes new blocks of an already built
-    source) or only its end. The log and the snapshot are those of the same hook reading
-    nothing."""
+    source) or only its end; or, once, sets `world.events` to a new plain list in the
+    middle of a round. The log and the snapshot are those of the same hook reading
+    nothing (the new list: the events from the replacement on)."""
     def run(hook) -> tuple[list[dict], dict]:  # type: ignore[no-untyped-def]
         world = battle(5)
         for who in ("c5", "b9", "a2"):
@@ -792,19 +793,58 @@ def test_a_hook_reading_the_log_mid_round_changes_nothing(read: str) -> None:
         return finish(world)
 
     pending_seen: list[bool] = []
+    kept: list[int] = []
 
     def reading(fighter, world) -> None:  # type: ignore[no-untyped-def]
+        if type(world.events) is list:
+            return  # replaced
         pending_seen.append(world.events.pending)
         if read == "all":
             list(world.events)
-        else:
+        elif read == "last":
             (len(world.events), world.events[-1], world.events[-3:])
+        elif world.pulse >= 24 and world.events.pending:
+            kept.append(len(world.events))
+            world.events = []
 
     quiet = run(lambda fighter, world: None)
     loud = run(reading)
     assert True in pending_seen  # the hook did see a round's blocks
-    assert json.dumps(loud[0]) == json.dumps(quiet[0])
+    want = quiet[0][kept[0]:] if read == "replace" else quiet[0]
+    assert json.dumps(loud[0]) == json.dumps(want)
     assert loud[1] == quiet[1]
+
+
+def test_each_blow_is_logged_once_in_blow_order(monkeypatch) -> None:
+    """Each blow of a round's BlowEvents reaches the log at most once, by a block
+    (push_lazy) or singly (`event(b)`, a turn walked blow by blow), never both, in blow
+    order (a singly walked blow between two bulk runs sits between their blocks)."""
+    order: dict[int, list[int]] = {}
+    real_push, real_event = EventLog.push_lazy, volley.BlowEvents.event
+
+    def push(self, source, start, stop):  # type: ignore[no-untyped-def]
+        order.setdefault(id(source), []).extend(range(start, stop))
+        real_push(self, source, start, stop)
+
+    def single(self, b):  # type: ignore[no-untyped-def]
+        order.setdefault(id(self), []).append(b)
+        return real_event(self, b)
+
+    monkeypatch.setattr(EventLog, "push_lazy", push)
+    monkeypatch.setattr(volley.BlowEvents, "event", single)
+    for seed in (2, 9):
+        order.clear()
+        world = battle(seed)
+        try:
+            world.run()
+            for blows in order.values():
+                assert blows == sorted(set(blows)), "a blow twice, or out of order"
+            logged = sum(len(blows) for blows in order.values())
+            melee = [e for e in world.events if type(e) in BLOW_KINDS
+                     and getattr(e, "cause", "melee") == "melee"]
+            assert len(melee) >= logged > 100  # (and the scalar path's blows)
+        finally:
+            world.close()
 
 
 def test_each_blows_single_event_is_its_built_event_field_for_field(monkeypatch) -> None:
