@@ -17,8 +17,8 @@ block first. What it is not is `list` itself: `isinstance(world.events, list)` i
 `world.events.copy()` gives a plain list, for `json.dumps` and the like.
 
 How it is kept: one plain list, `_items`, where each lazy block sits as one placeholder
-entry. `append` and `extend` are that list's own bound methods (the scalar pipeline
-appends an event per blow: no Python frame in between). Reads of the part after the
+entry. `append` is that list's own bound method (the scalar pipeline appends an event
+per blow: no Python frame in between). Reads of the part after the
 last block, the one the engine itself reads during a tick, never build a block.
 """
 
@@ -66,7 +66,6 @@ class EventLog(MutableSequence[Any]):
         # vectorised round's column cache reads it to know its view of the log holds.
         self.edits = 0
         self.append = self._items.append   # type: ignore[method-assign]
-        self.extend = self._items.extend   # type: ignore[method-assign]
 
     # -- the lazy part -----------------------------------------------------------------
     def push_lazy(self, source: LazySource, start: int, stop: int) -> None:
@@ -138,6 +137,9 @@ class EventLog(MutableSequence[Any]):
             if step == 1 and max(start, stop) <= self._first:
                 return self._items[start:stop]
             return self.built()[index]
+        if not hasattr(type(index), "__index__"):
+            raise TypeError(f"list indices must be integers or slices, not "
+                            f"{type(index).__name__}")
         i = index.__index__()
         if i < 0:
             i += size
@@ -195,9 +197,44 @@ class EventLog(MutableSequence[Any]):
             return NotImplemented
         return other + self.built()
 
+    def extend(self, values: Iterable[Any]) -> None:
+        """Append each event (the log itself: its events as they are now, as a list)."""
+        self._items.extend(list(self.built()) if values is self else values)
+
     def __iadd__(self, other: Iterable[Any]) -> EventLog:  # type: ignore[override]
-        self._items.extend(other)
+        self.extend(other)
         return self
+
+    def __mul__(self, times: SupportsIndex) -> list[Any]:
+        return self.built() * times
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: SupportsIndex) -> EventLog:
+        items = self._edit()
+        items *= times
+        return self
+
+    def _compare_with(self, other: object) -> list[Any] | None:
+        if isinstance(other, EventLog):
+            return other.built()
+        return other if isinstance(other, list) else None
+
+    def __lt__(self, other: object) -> bool:
+        theirs = self._compare_with(other)
+        return NotImplemented if theirs is None else self.built() < theirs
+
+    def __le__(self, other: object) -> bool:
+        theirs = self._compare_with(other)
+        return NotImplemented if theirs is None else self.built() <= theirs
+
+    def __gt__(self, other: object) -> bool:
+        theirs = self._compare_with(other)
+        return NotImplemented if theirs is None else self.built() > theirs
+
+    def __ge__(self, other: object) -> bool:
+        theirs = self._compare_with(other)
+        return NotImplemented if theirs is None else self.built() >= theirs
 
     def __repr__(self) -> str:
         return repr(self.built())
