@@ -26,15 +26,15 @@ ends that fighter's round (R-DMG-2), except for the hooks of a fighter that kill
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
-from affray.arith import tdiv
 from affray.systems.base import System
 from affray.systems.rules import volley
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.skills import effective_skill
-from affray.systems.rules.stun import attack_skill_chance, check_stun, try_stand
+from affray.systems.rules.stun import attack_chance_value, check_stun, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, RESTING
 from affray.systems.stun import next_round
 
@@ -70,6 +70,10 @@ def stop_fighting(sheet: Sheet) -> None:
         sheet.vitals.position = "standing"
 
 
+# The formula through a memo (its arguments take few values): a C-level look-up per roll.
+_attack_chance = functools.lru_cache(maxsize=1024)(attack_chance_value)
+
+
 def extra_attack(world: World, attacker: Sheet, skill: str, divisor: int) -> bool:
     """One attack skill's roll (the source's next_attack): number_percent() <
     effective / divisor, x3/4 when slowed; weak stun halves the skills the fight config
@@ -79,10 +83,8 @@ def extra_attack(world: World, attacker: Sheet, skill: str, divisor: int) -> boo
     effective = effective_skill(world, attacker, skill)
     if effective <= 0:
         return False
-    halved = world.content.fight.stun.weak_stun_halves
-    chance = attack_skill_chance(attacker, skill, tdiv(effective, divisor), halved)
-    if attacker.has("slow"):
-        chance = tdiv(chance * 3, 4)
+    weak = skill in world.content.fight.stun.weak_stun_halves and attacker.has("weak_stun")
+    chance = _attack_chance(effective, divisor, weak, attacker.has("slow"))
     return world.rng.percent() < chance
 
 

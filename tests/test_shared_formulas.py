@@ -387,3 +387,32 @@ def test_the_scalar_memos_keep_a_modifiers_float_damage_a_float_r_prot_1_r_prot_
         for (trimmed, halved), dam in zip(results, (first, second), strict=True):
             assert type(trimmed) is type(dam) and type(halved) is type(dam)
             assert trimmed == dam * 4 // 5 and halved == trimmed // 2
+
+
+def test_attack_skill_chance_agrees_r_stun_6() -> None:
+    """R-STUN-6: an attack skill's chance, effective / divisor, halved (truncated) under
+    weak stun for a marked skill, x3/4 when slowed: one formula for melee.extra_attack and
+    the vectorised round's blow steps."""
+    from affray.systems.rules.stun import attack_chance_value
+
+    effective, divisor, weak, slowed = grid([0, 1, 7, 51, 99, 100], [1, 2, 3], BOOLS, BOOLS)
+    agree(attack_chance_value, effective, divisor, weak, slowed)
+    assert attack_chance_value(51, 1, False, False) == 51
+    assert attack_chance_value(51, 1, True, False) == 25     # 51/2 truncated
+    assert attack_chance_value(51, 1, False, True) == 38     # 153/4 truncated
+    assert attack_chance_value(51, 1, True, True) == 18      # 25 * 3/4 truncated
+    assert attack_chance_value(99, 2, True, True) == 18      # 49, 24, 72/4
+
+
+def test_regained_movement_agrees() -> None:
+    """Movement regeneration (blow.refresh_move and the vectorised round's refresh_moves):
+    a player max(player_min, level) a tick, an NPC its level, capped; no tick or at the
+    cap, unchanged."""
+    move, ticks, level, player = grid([0, 37, 99, 100, 101], [0, 1, 3], [1, 4, 5, 31],
+                                      BOOLS)
+    agree(lambda *row: blow.regained_move(*row, 5, 100), move, ticks, level, player)
+    assert blow.regained_move(37, 3, 4, True, 5, 100) == 52    # 3 x max(5, 4)
+    assert blow.regained_move(37, 3, 4, False, 5, 100) == 49   # an NPC: its level
+    assert blow.regained_move(90, 3, 31, False, 5, 100) == 100  # capped
+    assert blow.regained_move(101, 3, 31, False, 5, 100) == 101  # above the cap: kept
+    assert blow.regained_move(37, 0, 31, True, 5, 100) == 37    # no tick

@@ -159,11 +159,25 @@ def refresh_move(world: World, sheet: Sheet) -> int:
     config = world.content.fight.movement
     ticks = pulse // config.tick_pulses - last // config.tick_pulses
     vitals.move_pulse = pulse
-    if ticks > 0 and vitals.move < config.max_move:
-        level = sheet.level.level
-        gain = max(config.player_min, level) if sheet.creature.player else level
-        vitals.move = min(config.max_move, vitals.move + ticks * gain)
+    if ticks > 0 and vitals.move < config.max_move:  # else regained_move changes nothing
+        vitals.move = _regained_move(vitals.move, ticks, sheet.level.level,
+                                     sheet.creature.player, config.player_min,
+                                     config.max_move)
     return vitals.move
+
+
+def regained_move(move: Any, ticks: Any, level: Any, player: Any, player_min: int,
+                  max_move: int) -> Any:
+    """Movement points after `ticks` ticks of regeneration: a player gains
+    max(player_min, level) a tick, an NPC its level, capped at max_move; with no tick, or
+    at the cap already, what it has. Ints or arrays: `refresh_move` and the vectorised
+    round's `volley.refresh_moves`."""
+    gain = select(player, maximum(player_min, level), level)
+    return select((ticks > 0) & (move < max_move), minimum(max_move, move + ticks * gain),
+                  move)
+
+
+_regained_move = functools.lru_cache(maxsize=4096)(regained_move)
 
 
 def pay_movement(attacker: Sheet) -> None:

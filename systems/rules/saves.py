@@ -16,7 +16,6 @@ import numpy as np
 from affray.arith import clamp, tdiv
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import EVIL, GOOD
-from affray.systems.rules.volley_protect import tdiv_many
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
@@ -228,10 +227,10 @@ def save_thresholds_many(world: World, level: int, victim_level: np.ndarray,
     immune = (imm & bits) != 0
     resistant = ((res & bits) != 0) & ((vuln & bits) == 0)
     vulnerable = ((vuln & bits) != 0) & ((res & bits) == 0)
-    shift = tdiv_many(victim_level, 5) if model == 0 else 5 + tdiv_many(victim_level, 10)
+    shift = tdiv(victim_level, 5) if model == 0 else 5 + tdiv(victim_level, 10)
     shifts = (np.where(berserk, shift, 0) + np.where(resistant, shift, 0)
               - np.where(vulnerable, shift, 0))
-    linear = -tdiv_many(saving_throw * 90, np.maximum(45, victim_level))
+    linear = -tdiv(saving_throw * 90, np.maximum(45, victim_level))
     if model == 0:
         chance = np.clip(40 + (victim_level - level) * 4 + linear + shifts, 5, 95)
         return immune, chance.astype(np.int64), 100

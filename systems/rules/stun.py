@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from affray.arith import clamp, tdiv
+from affray.arith import clamp, select, tdiv
 from affray.events import LostRound, Position
 
 if TYPE_CHECKING:
@@ -90,6 +90,18 @@ def try_stand(world: World, sheet: Sheet) -> bool:
 
 def attack_skill_chance(sheet: Sheet, skill: str, chance: int, halved: tuple[str, ...]) -> int:
     """R-STUN-6: weak stun halves the chance of the attack skills marked for it."""
-    if skill in halved and sheet.has("weak_stun"):
-        return tdiv(chance, 2)
-    return chance
+    return weak_stun_halved(chance, skill in halved and sheet.has("weak_stun"))
+
+
+def weak_stun_halved(chance: Any, weak: Any) -> Any:
+    """R-STUN-6: an attack skill's chance halved (truncated) under weak stun, for a skill
+    the fight config marks (`weak`: both). Ints or arrays."""
+    return select(weak, tdiv(chance, 2), chance)
+
+
+def attack_chance_value(effective: Any, divisor: Any, weak: Any, slowed: Any) -> Any:
+    """An attack skill's chance (the source's next_attack): effective / divisor, halved
+    by weak stun where `weak` (R-STUN-6), x3/4 when slowed. Ints or arrays: melee's
+    `extra_attack` and the vectorised round's `volley_blows.blow_steps` both call it."""
+    chance = weak_stun_halved(tdiv(effective, divisor), weak)
+    return select(slowed, tdiv(chance * 3, 4), chance)

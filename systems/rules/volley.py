@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.arith import tdiv
 from affray.event_log import EventLog
 from affray.events import Damage, Defended, Immune, Miss
+from affray.systems.rules.blow import pay_movement, regained_move
 from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
 from affray.systems.rules.hit import Hit, VictimDeath
@@ -336,12 +336,9 @@ def refresh_moves(world: World, plan: Plan, fighters: np.ndarray, victims: np.nd
     index: slice | np.ndarray = slice(0, cache.count) if len(rows) == cache.count else rows
     config = world.content.fight.movement
     ticks = pulse // config.tick_pulses - table[MOVE_PULSE, index] // config.tick_pulses
-    level = table[COLUMN["level"], index]
-    gain = np.where(table[COLUMN["player"], index] != 0,
-                    np.maximum(config.player_min, level), level)
-    move = table[MOVE, index]
-    grows = (ticks > 0) & (move < config.max_move)
-    table[MOVE, index] = np.where(grows, np.minimum(config.max_move, move + ticks * gain), move)
+    table[MOVE, index] = regained_move(table[MOVE, index], ticks, table[COLUMN["level"], index],
+                                       table[COLUMN["player"], index] != 0, config.player_min,
+                                       config.max_move)
     table[MOVE_PULSE, index] = pulse
     plan.moved[index] = True
 
@@ -578,15 +575,14 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
         return False  # the scalar turn skips the dead, ends a fight with a dead target
     events = world.events
     pay = fighter.creature.player
-    cost = max(tdiv(fighter.level.level, 20), 1)
     vitals = victim.vitals
     blow_events = plan.events
     assert blow_events is not None
     dams = plan.dam[int(plan.start[turn]):int(plan.stop[turn])].tolist()
     first = int(plan.start[turn])
     for b in range(int(plan.start[turn]), int(plan.stop[turn])):
-        if pay:  # blow.pay_movement; plain players have enough for a whole round
-            fighter.vitals.move -= min(cost, fighter.vitals.move)
+        if pay:  # plain players have enough for a whole round
+            pay_movement(fighter)
         events.append(blow_events.event(b))
         dam = dams[b - first]
         if dam <= 0:

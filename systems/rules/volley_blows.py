@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.blow import (
@@ -42,6 +41,7 @@ from affray.systems.rules.defence import (
     with_half_gap,
 )
 from affray.systems.rules.protections import EVIL, GOOD
+from affray.systems.rules.stun import attack_chance_value
 from affray.systems.rules.tohit import (
     FIGHTING,
     SLEEPING,
@@ -155,11 +155,9 @@ def blow_steps(world: World, cols: Columns, attackers: np.ndarray, gen: np.rando
         rolls = percent(gen.random(n))
         divisor = np.where(player, player_divisor, npc_entry[1])
         in_table = player | (j < len(NPC_EXTRA))
-        chance = effective // divisor  # effective is 0..100
-        if name in halved and any_weak:
-            chance = np.where(weak, tdiv(chance, 2), chance)
-        if any_slow:
-            chance = np.where(slow, tdiv(chance * 3, 4), chance)
+        chance = attack_chance_value(effective, divisor,
+                                     weak if name in halved and any_weak else False,
+                                     slow if any_slow else False)  # what nobody has: skipped
         # a skill never learned has effective 0: no blow (and its roll is not used)
         blows = in_table & learned & (rolls < chance)
         steps[:, 2 + j] = blows

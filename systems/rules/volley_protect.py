@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.arith import tdiv
 from affray.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import (
@@ -63,9 +62,6 @@ def affect_mask(levels: dict[str, int]) -> int:
     return mask
 
 
-# C++ truncating division of ints or arrays: one definition (affray.arith.tdiv); this
-# name stays for the callers that imported it from here (saves.py).
-tdiv_many = tdiv
 
 
 def defaults_in_use(world: World) -> bool:
