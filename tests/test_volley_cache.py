@@ -411,3 +411,27 @@ def test_the_collector_pause_around_the_blow_events(monkeypatch) -> None:
         assert gc.isenabled()
     finally:
         (gc.enable if was_enabled else gc.disable)()
+
+
+def test_static_rows_share_a_row_by_value_and_take_lists_where_tuples_belong() -> None:
+    """The column cache's rows of immutable parts (StaticRows): creatures alike share one
+    row (the gear's armor compared column by column, whatever other keys its dict has);
+    a list where a tuple belongs (dice, defences: a game's hand edit) gives the row its
+    items give, instead of failing to hash."""
+    world = world_from_text(battle_text(), seed=1)
+    try:
+        sheet = next(iter(world.sheets.values()))
+        static = volley_columns.StaticRows()
+        parts = volley_columns._STATIC(sheet)
+        first = static.row(parts)
+        gear = {**parts[5], "ignored": 9}
+        listed = (parts[0], parts[1], list(parts[2]) if parts[2] else None,
+                  list(parts[3]) if parts[3] else None, list(parts[4]), gear, *parts[6:])
+        assert static.row(listed) == first and len(static.rows) == 1
+        more = {**parts[5], "bash": parts[5].get("bash", 0) + 1}
+        other = static.row((*parts[:5], more, *parts[6:]))
+        assert other != first and len(static.rows) == 2
+        bash = volley_columns._STATIC_FIELDS.index("gear_bash")
+        assert static.rows[other][bash] == static.rows[first][bash] + 1
+    finally:
+        world.close()

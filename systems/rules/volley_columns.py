@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -150,11 +150,15 @@ class StaticRows:
 
     def row(self, parts: tuple[Any, ...]) -> int:
         # Definitions by identity; the small per-creature values (dice, defences, the
-        # gear's armor per column) by value, so creatures alike share one row.
-        key = (id(parts[0]), id(parts[1]), _hashable(parts[2]), _hashable(parts[3]),
-               _hashable(parts[4]), tuple(sorted(parts[5].items())), parts[6], parts[7],
-               parts[8])
-        found = self.index.get(key)
+        # gear's armor in each column) by value, so creatures alike share one row.
+        gear = parts[5]
+        key = (id(parts[0]), id(parts[1]), parts[2], parts[3], parts[4],
+               *map(gear.get, ARMOR_COLUMNS, _NO_ARMOR), parts[6], parts[7], parts[8])
+        try:
+            found = self.index.get(key)
+        except TypeError:  # a list where a tuple belongs (dice, defences): by its items
+            key = tuple(map(_hashable, key))
+            found = self.index.get(key)
         if found is None:
             found = self.index[key] = len(self.rows)
             self.keep.append(parts)
@@ -168,6 +172,9 @@ class StaticRows:
             self.table = np.array(self.rows, dtype=np.int64).reshape(len(self.rows),
                                                                      len(_STATIC_FIELDS))
         return self.table[np.array(index, dtype=np.int64)]
+
+
+_NO_ARMOR = (0,) * len(ARMOR_COLUMNS)
 
 
 def _hashable(value: Any) -> Any:
@@ -533,13 +540,11 @@ class VolleyCache:
         put("str_dam", np.asarray(stats.str_.damage, dtype=np.int64)[strength])
         put("dex_def", np.asarray(stats.dex.defensive, dtype=np.int64)[
             stat_index(col[COLUMN["dexterity"]])])
-        # The skills a blow reads: (creature, skill, learned) triples, then one scatter.
-        learned = np.zeros((len(SKILLS), n), dtype=np.int64)
-        found = [(SKILL[name], i, value) for i, known in enumerate(learned_dicts) if known
-                 for name, value in known.items() if name in SKILL]
-        if found:
-            where = np.array(found, dtype=np.int64).reshape(len(found), 3)
-            learned[where[:, 0], where[:, 1]] = where[:, 2]
+        # The skills a blow reads, skill by skill (0: never learned), C-level look-ups.
+        learned = np.empty((len(SKILLS), n), dtype=np.int64)
+        for index, name in enumerate(SKILLS):
+            learned[index] = np.fromiter(map(dict.get, learned_dicts, repeat(name),
+                                             repeat(0)), dtype=np.int64, count=n)
         self.learned_raw[:, rows] = learned
         self.learned_plain[:, rows] = effective_many(learned, False)
         ok, chances = defence_bases(world, self.learned_plain[:, rows],
