@@ -2,7 +2,8 @@
 # Mutation testing of one rule module (mutmut 2.x, the dev extra), in a copy of the tree.
 #
 #   scripts/mutate.sh protections            # or tohit, defence, lag, stun, immunity, blow, damage,
-#                                            # rng (engine/rng.py)
+#                                            # rng (engine/rng.py), arith (engine/arith.py),
+#                                            # event_log (engine/event_log.py), skills
 #   scripts/mutate.sh protections results    # list the surviving mutants afterwards
 #   scripts/mutate.sh protections show 17    # one mutant's diff
 #   MUTATE_REFRESH=1 scripts/mutate.sh stun  # after new commits: refresh the copy, keep
@@ -21,17 +22,22 @@ dir=${MUTATE_DIR:-/tmp/affray-mutate}
 declare -A tests=(
   [protections]="tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py"
   [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py tests/test_protections.py"
-  [stun]="tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
+  [stun]="tests/test_shared_formulas.py tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
   [lag]="tests/test_lag.py tests/test_lag_table.py tests/test_mutants_lag.py"
-  [tohit]="tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py tests/test_mutants_tohit.py"
+  [tohit]="tests/test_shared_formulas.py tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py tests/test_mutants_tohit.py tests/test_mutants_formulas.py"
   [damage]="tests/test_fidelity_positions.py tests/test_melee.py tests/test_protections.py"
   [blow]="tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py tests/test_mutants_blow.py"
-  [defence]="tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py"
+  [defence]="tests/test_shared_formulas.py tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py tests/test_mutants_formulas.py"
   [rng]="tests/test_rng.py tests/test_mutants_rng.py tests/test_save.py tests/test_fidelity_tohit.py"
+  [arith]="tests/test_shared_formulas.py tests/test_mutants_arith.py tests/test_fidelity_protections.py"
+  [event_log]="tests/test_event_log.py"
+  [skills]="tests/test_shared_formulas.py tests/test_lag.py tests/test_melee.py"
 )
 # Modules outside systems/rules/ (default: systems/rules/MODULE.py).
 declare -A paths=(
   [rng]="engine/rng.py"
+  [arith]="engine/arith.py"
+  [event_log]="engine/event_log.py"
 )
 [[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
 if [[ ! -d "$dir/_pkg" || -n "${MUTATE_REFRESH:-}" ]]; then
