@@ -30,8 +30,8 @@ declare -A tests=(
   [defence]="tests/test_shared_formulas.py tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py tests/test_mutants_formulas.py"
   [rng]="tests/test_rng.py tests/test_mutants_rng.py tests/test_save.py tests/test_fidelity_tohit.py"
   [arith]="tests/test_shared_formulas.py tests/test_mutants_arith.py tests/test_fidelity_protections.py"
-  [event_log]="tests/test_event_log.py"
-  [skills]="tests/test_shared_formulas.py tests/test_lag.py tests/test_melee.py"
+  [event_log]="tests/test_event_log.py tests/test_mutants_event_log.py"
+  [skills]="tests/test_shared_formulas.py tests/test_lag.py tests/test_melee.py tests/test_mutants_formulas.py"
 )
 # Modules outside systems/rules/ (default: systems/rules/MODULE.py).
 declare -A paths=(
