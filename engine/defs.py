@@ -8,6 +8,7 @@ the defaults with a comment on why.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 import msgspec
@@ -25,6 +26,25 @@ DEFENCE_NAMES = ("bat_swarm", "shield_block", "blink", "cross_block", "parry", "
 
 class Def(Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Base of every content definition: frozen, unknown fields are errors."""
+
+
+# Knob types. TOML reads `nan` and `inf` as floats: msgspec refuses NaN against any bound,
+# and `require_finite` refuses infinities, which a rule would turn into a crash
+# (Fraction(inf)) or a fight where nothing ever hits.
+NonNegative = Annotated[float, msgspec.Meta(ge=0.0)]
+Positive = Annotated[float, msgspec.Meta(gt=0.0)]
+Share = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+Percent = Annotated[int, msgspec.Meta(ge=0, le=100)]
+FacesOf20 = Annotated[int, msgspec.Meta(ge=0, le=20)]
+
+
+def require_finite(struct: Struct) -> None:
+    """Raise ValueError (msgspec reports it with the entry's path) for a float field that
+    is infinite or NaN (a bounded knob refuses NaN before this runs)."""
+    for name in struct.__struct_fields__:
+        value = getattr(struct, name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value}")
 
 
 # -- damage --------------------------------------------------------------------------
@@ -241,8 +261,12 @@ class StatusDef(Def, frozen=True, kw_only=True):
     raw: bool = False
     hp_per_degree: int = 0
     wait_per_degree: int = 0
-    evasion_per_degree: float = 0.0
-    evasion_floor: float = 1.0
+    # Sluggish (R-HIT-3): evasion x max(evasion_floor, 1 - evasion_per_degree x degree).
+    evasion_per_degree: NonNegative = 0.0
+    evasion_floor: Share = 1.0
+
+    def __post_init__(self) -> None:
+        require_finite(self)
 
 
 class LossRow(Def, frozen=True, kw_only=True):
@@ -263,22 +287,34 @@ class FloorLossDef(Def, frozen=True, kw_only=True):
 
 # -- configs -----------------------------------------------------------------------
 class ArmorModel(Def, frozen=True, kw_only=True):
-    """Knobs of the armor model (R-HIT-2..9); see content/fight.toml for each default."""
+    """Knobs of the armor model (R-HIT-2..9); see content/fight.toml for each default.
 
-    base_w: float
-    hit_pow: float
-    ev_level: float
-    ev_dex: float
-    p_floor: float
-    p_cap: float
-    blind_factor: float
-    armor_use_bonus: float
-    dr_level: float
-    dr_pierce: float
-    dr_pow: float
-    dr_cap: float
-    spell_factor: float
-    spell_pierce_level: float
+    Each is a finite number in the range where its rule means what it says: weights and
+    levels not negative, powers above 0 (0 would make every chance or cut a constant, a
+    negative one turn it around), the hit chance's clamp a share with floor <= cap, a
+    blind attacker's evasion factor at least 1 (blindness never helps). dr_cap may exceed
+    100: R-HIT-9 caps every cut at 99% whatever it says."""
+
+    base_w: NonNegative
+    hit_pow: Positive
+    ev_level: NonNegative
+    ev_dex: NonNegative
+    p_floor: Share
+    p_cap: Share
+    blind_factor: Annotated[float, msgspec.Meta(ge=1.0)]
+    armor_use_bonus: NonNegative
+    dr_level: NonNegative
+    dr_pierce: NonNegative
+    dr_pow: Positive
+    dr_cap: NonNegative
+    spell_factor: NonNegative
+    spell_pierce_level: NonNegative
+
+    def __post_init__(self) -> None:
+        require_finite(self)
+        if self.p_floor > self.p_cap:
+            raise ValueError(f"p_floor ({self.p_floor}) must not be above p_cap "
+                             f"({self.p_cap})")
 
 
 class DefenceConfig(Def, frozen=True, kw_only=True):
@@ -286,8 +322,8 @@ class DefenceConfig(Def, frozen=True, kw_only=True):
 
     order: tuple[str, ...] = ("bat_swarm", "shield_block", "blink", "cross_block", "parry",
                               "hand_block", "dodge")
-    npc_dodge: int = 50
-    npc_other: int = 30
+    npc_dodge: Percent = 50
+    npc_other: Percent = 30
 
 
 class StunConfig(Def, frozen=True, kw_only=True):
@@ -315,14 +351,21 @@ class FightConfig(Def, frozen=True, kw_only=True):
     model: Literal["armor", "legacy"] = "armor"
     round_pulses: int = 12
     critical_multiplier: tuple[int, int] = (3, 2)
-    auto_miss_in_20: int = 1
-    auto_critical_in_20: int = 1
+    auto_miss_in_20: FacesOf20 = 1
+    auto_critical_in_20: FacesOf20 = 1
     # A round with at least this many fighters is vectorised (world option vectorise).
     vectorise_min_fighters: Annotated[int, msgspec.Meta(ge=1)] = 64
     armor: ArmorModel
     defence: DefenceConfig = DefenceConfig()
     stun: StunConfig = StunConfig()
     movement: MovementConfig = MovementConfig()
+
+    def __post_init__(self) -> None:
+        # R-HIT-5: the automatic faces are faces of one d20.
+        if self.auto_miss_in_20 + self.auto_critical_in_20 > 20:
+            raise ValueError(f"auto_miss_in_20 + auto_critical_in_20 is "
+                             f"{self.auto_miss_in_20 + self.auto_critical_in_20}: a d20 has "
+                             f"20 faces")
 
 
 class SavesModel1(Def, frozen=True, kw_only=True):
@@ -339,6 +382,7 @@ class SavesModel1(Def, frozen=True, kw_only=True):
     level_floor: int | UnsetType = UNSET
 
     def __post_init__(self) -> None:
+        require_finite(self)
         if self.tau is not UNSET and not self.tau > 0:
             raise ValueError(f"tau must be above 0, got {self.tau}")
         if self.level_floor is not UNSET and self.level_floor < 1:

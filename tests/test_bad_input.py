@@ -251,6 +251,35 @@ MORE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
                             ("field 'chain_lightning.per'",)),
     "paralysis_tick_zero": (pair(extra="[content.fight.stun]\ntick_pulses = 0\n"),
                             ("field 'stun.tick_pulses'",)),
+    # The armor model's knobs and the d20's faces (R-HIT-2..9, R-HIT-5, R-DEF-4): TOML
+    # reads nan and inf as floats; neither, nor a knob outside its rule's range, loads.
+    "hit_floor_nan": (pair(extra="[content.fight.armor]\np_floor = nan\n"),
+                      ("content.fight", "field 'armor.p_floor'", ">= 0.0")),
+    "hit_cap_above_1": (pair(extra="[content.fight.armor]\np_cap = 3.0\n"),
+                        ("field 'armor.p_cap'", "<= 1.0")),
+    "hit_floor_above_cap": (pair(extra="[content.fight.armor]\np_floor = 0.9\np_cap = 0.1\n"),
+                            ("field 'armor'", "p_floor (0.9) must not be above p_cap (0.1)")),
+    "hit_pow_negative": (pair(extra="[content.fight.armor]\nhit_pow = -2.0\n"),
+                         ("field 'armor.hit_pow'", "> 0.0")),
+    "armor_power_zero": (pair(extra="[content.fight.armor]\ndr_pow = 0.0\n"),
+                         ("field 'armor.dr_pow'", "> 0.0")),
+    "armor_cap_infinite": (pair(extra="[content.fight.armor]\ndr_cap = inf\n"),
+                           ("field 'armor'", "dr_cap must be a finite number, got inf")),
+    "spell_factor_infinite": (pair(extra="[content.fight.armor]\nspell_factor = -inf\n"),
+                              ("field 'armor.spell_factor'", ">= 0.0")),
+    "blindness_helps": (pair(extra="[content.fight.armor]\nblind_factor = 0.5\n"),
+                        ("field 'armor.blind_factor'", ">= 1.0")),
+    "d20_faces_negative": (pair(extra="[content.fight]\nauto_miss_in_20 = -3\n"),
+                           ("field 'auto_miss_in_20'", ">= 0")),
+    "d20_faces_past_20": (pair(extra="[content.fight]\nauto_miss_in_20 = 15\n"
+                                     "auto_critical_in_20 = 15\n"),
+                          ("content.fight", "is 30: a d20 has 20 faces")),
+    "npc_dodge_400_percent": (pair(extra="[content.fight.defence]\nnpc_dodge = 400\n"),
+                              ("field 'defence.npc_dodge'", "<= 100")),
+    "sluggish_floor_infinite": (pair(extra="[content.statuses.sluggish]\nevasion_floor = inf\n"),
+                                ("content.statuses.sluggish", "field 'evasion_floor'")),
+    "save_curve_nan": (pair(extra="[content.saves.model1]\nspan = nan\n"),
+                       ("content.saves", "span must be a finite number, got nan")),
     "enum_out_of_range": (pair(extra="[content.saves]\nmodel = 2\n"),
                           ("content.saves", "field 'model'", "Invalid enum value 2")),
     # TOML itself
@@ -319,6 +348,29 @@ def test_the_largest_seed_and_pulse_load_and_end_at_once(tmp_path):
         world.run()
         assert world.pulse == 1_000_000_000 + MAX_PULSE
         assert [e.kind for e in world.events] == ["moved"]
+
+
+@pytest.mark.parametrize("knobs", [
+    "[content.fight.armor]\np_floor = 0.0\np_cap = 0.0\n",
+    "[content.fight.armor]\np_floor = 1.0\np_cap = 1.0\n",
+    "[content.fight.armor]\nblind_factor = 1.0\ndr_level = 0.0\ndr_pierce = 0.0\n"
+    "dr_cap = 500.0\nbase_w = 0.0\n",
+    "[content.fight]\nauto_miss_in_20 = 20\nauto_critical_in_20 = 0\n",
+    "[content.fight]\nauto_miss_in_20 = 7\nauto_critical_in_20 = 13\n",
+    "[content.fight.defence]\nnpc_dodge = 0\nnpc_other = 100\n",
+])
+def test_knobs_at_the_edges_of_their_ranges_load_and_fight(tmp_path, knobs):
+    """R-HIT-4 / R-HIT-5 / R-DEF-4: the bounds are inclusive where the rule allows the
+    edge (a clamp of 0 or 1, all 20 faces automatic, a 0% or 100% NPC defence, no armor
+    k at all): such a world loads and fights without an error."""
+    path = tmp_path / "edge.toml"
+    path.write_text(pair('fighting = "b"') + knobs, encoding="utf-8")
+    with affray.load_scenario(path) as world:
+        world.run(pulses=48)
+        blows = [e for e in world.events if e.kind in ("hit", "miss", "defended")]
+        assert world.pulse == 48 and blows
+        if "auto_miss_in_20 = 20" in knobs:  # R-HIT-5: every face misses
+            assert {e.kind for e in blows} == {"miss"}
 
 
 def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
