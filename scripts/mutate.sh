@@ -20,13 +20,13 @@ shift || true
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 dir=${MUTATE_DIR:-/tmp/affray-mutate}
 declare -A tests=(
-  [protections]="tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py"
+  [protections]="tests/test_shared_formulas.py tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py tests/test_mutants_formulas.py"
   [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py tests/test_protections.py"
   [stun]="tests/test_shared_formulas.py tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
   [lag]="tests/test_lag.py tests/test_lag_table.py tests/test_mutants_lag.py"
   [tohit]="tests/test_shared_formulas.py tests/test_fidelity_tohit.py tests/test_tohit.py tests/test_fidelity_protections.py tests/test_mutants_tohit.py tests/test_mutants_formulas.py"
   [damage]="tests/test_fidelity_positions.py tests/test_melee.py tests/test_protections.py"
-  [blow]="tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py tests/test_mutants_blow.py"
+  [blow]="tests/test_shared_formulas.py tests/test_fidelity_blow.py tests/test_fidelity_tohit.py tests/test_melee.py tests/test_fidelity_round.py tests/test_fidelity_movement.py tests/test_fidelity_positions.py tests/test_fidelity_defence.py tests/test_mutants_blow.py tests/test_mutants_formulas.py"
   [defence]="tests/test_shared_formulas.py tests/test_fidelity_defence.py tests/test_defence.py tests/test_mutants_defence.py tests/test_mutants_formulas.py"
   [rng]="tests/test_rng.py tests/test_mutants_rng.py tests/test_save.py tests/test_fidelity_tohit.py"
   [arith]="tests/test_shared_formulas.py tests/test_mutants_arith.py tests/test_fidelity_protections.py"
