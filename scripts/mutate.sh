@@ -20,7 +20,7 @@ shift || true
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 dir=${MUTATE_DIR:-/tmp/affray-mutate}
 declare -A tests=(
-  [protections]="tests/test_shared_formulas.py tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py tests/test_mutants_formulas.py"
+  [protections]="tests/test_shared_formulas.py tests/test_fidelity_protections.py tests/test_protections.py tests/test_immunity.py tests/test_mutants_formulas.py tests/test_mutants_shared_protections.py"
   [immunity]="tests/test_fidelity_immunity.py tests/test_immunity.py tests/test_protections.py"
   [stun]="tests/test_shared_formulas.py tests/test_fidelity_round.py tests/test_stun.py tests/test_lag.py"
   [lag]="tests/test_lag.py tests/test_lag_table.py tests/test_mutants_lag.py"
