@@ -107,7 +107,8 @@ def test_r_hit_4_any_accuracy_against_no_evasion_is_the_cap(acc):
 
 def test_r_hit_4_no_evasion_is_a_share_of_exactly_1():
     """R-HIT-4: against evasion 0 or less the share is 1 before the clamp: with a cap
-    above 1 (the content does not forbid one) the chance is 1.0, not more."""
+    above 1 (content refuses one since the knobs got ranges; the formula itself takes any
+    cap) the chance is 1.0, not more."""
     assert tohit.hit_chance_value(5.0, 0.0, 2.0, 0.0, 1.5) == 1.0
     assert tohit.hit_chance_value(5.0, -2.0, 1.5, 0.0, 1.5) == 1.0
     chances = tohit.hit_chance_value(np.array([5.0, 0.0]), np.array([0.0, 0.0]), 2.0, 0.0, 1.5)
