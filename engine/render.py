@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from affray.errors import AffrayError, SaveError, ScenarioError
+from affray.esper_context import keeps_esper_world
 from affray.replay import PALETTE, creature_meta, frame_of, item_symbols
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ THICK_ICE_CM = 30  # drawn whiter from here on (PNG and page); the legend gives 
 
 
 # -- loading --------------------------------------------------------------------------------
+@keeps_esper_world
 def open_world(path: str | Path, seed: int | None = None) -> World:
     """A scenario file or a save (told apart by the save's JSON header line)."""
     from affray.save import load_world
@@ -56,6 +58,7 @@ def run_to_end_of(world: World, pulse: int | None) -> None:
 
 
 # -- ASCII --------------------------------------------------------------------------------------
+@keeps_esper_world
 def render_ascii(world: World) -> str:
     """The map with everything on it, then a legend naming every symbol and creature."""
     frame = frame_of(world)
@@ -111,6 +114,7 @@ def pulse_label(frame_pulse: int) -> str:
 
 
 # -- PNG ------------------------------------------------------------------------------------------
+@keeps_esper_world
 def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
     """Draw the world as the replay page draws it, into a PNG (needs `affray[png]`):
     with the last pulse's casts, hits, arcs, pushes, changed cells and deaths over it."""

@@ -31,6 +31,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from affray.esper_context import keeps_esper_world
 from affray.text import render_event
 
 if TYPE_CHECKING:
@@ -260,6 +261,7 @@ def item_symbols(world: World) -> dict[str, str]:
     return symbols
 
 
+@keeps_esper_world
 def start_recording(world: World) -> Recorder:
     """Attach a recorder to the world: every later tick is recorded (`World.record`)."""
     recorder = world.recorder
@@ -269,6 +271,7 @@ def start_recording(world: World) -> Recorder:
     return recorder
 
 
+@keeps_esper_world
 def record(world: World, pulses: int | None = None) -> Recorder:
     """Record the world from now while running it `pulses` pulses (None: to its end)."""
     recorder = start_recording(world)
@@ -316,6 +319,7 @@ def render_html(data: dict[str, Any]) -> str:
                            palette=json.dumps(PALETTE))
 
 
+@keeps_esper_world
 def write_html(world: World, recorder: Recorder, path: str | Path) -> Path:
     """Write the replay page of what `recorder` took from `world`; returns the path."""
     path = Path(path)

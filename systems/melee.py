@@ -29,10 +29,12 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from affray.errors import HookError
 from affray.systems.base import System
 from affray.systems.rules import volley
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.hit import VictimDeath
+from affray.systems.rules.registry import hook_failed
 from affray.systems.rules.skills import effective_skill
 from affray.systems.rules.stun import attack_chance_value, check_stun, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, RESTING
@@ -127,7 +129,12 @@ def on_fight_hooks(world: World, fighter: Sheet) -> None:
         owners.append(("template", fighter.creature.template))
     owners.extend(("item", piece.item) for piece in fighter.equipment.worn)
     for hook in world.rules.hooks_for("on_fight", owners):
-        hook(fighter, world)
+        try:
+            hook(fighter, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's hook: name it (VictimDeath passes)
+            raise hook_failed(world, hook, error) from error
 
 
 def fighter_round(world: World, fighter: Sheet, victim: Sheet) -> None:

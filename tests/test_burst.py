@@ -207,6 +207,7 @@ def test_r_cold_2_cold_freezes_water_10_cm_and_records_who_froze_it(make_world):
     assert (world.grid.terrain[1:4, 3:6] == Terrain.ICE).all()
     assert (world.grid.ice_cm[1:4, 3:6] == 10).all()
     assert len(kinds(world, "terrain")) == 9
+    world.enter()  # read esper's storage: the world's context
     records = {(p.x, p.y): ice.cause for _e, (p, ice) in
                __import__("esper").get_components(Position, Ice)}
     assert records == {(x, y): "mage" for x in (3, 4, 5) for y in (1, 2, 3)}
@@ -447,6 +448,7 @@ def _record(world, caster: str, spell: str, strikes: list[Strike], centre=None,
 
 def _burst(world, records: list[CastRecord]) -> None:
     world.cast_records = records
+    world.enter()  # a system run by hand, outside tick: in the world's esper context
     BurstSystem().process(world)
 
 
@@ -579,6 +581,7 @@ def test_cell_entities_stay_consistent_after_melting_frozen_cells(make_world):
     world.run(pulses=21)
     import esper
 
+    world.enter()  # read esper's storage: the world's context
     assert esper.get_component(Ice) == []
     assert len(esper.get_component(Fire)) == 1
     assert esper.get_component(Chest) == [] and esper.get_component(ItemStack) == []

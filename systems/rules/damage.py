@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.components import Position
+from affray.errors import HookError
 from affray.events import Damage, Death, Immune
 from affray.events import Position as PositionChanged
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.protections import protect
+from affray.systems.rules.registry import hook_failed
 from affray.systems.rules.stun import PRONE, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
@@ -28,17 +30,26 @@ def run_hooks(world: World, kind: str, hit: Hit) -> None:
     if not world.rules.hooks[kind]:
         return  # the common case: nothing registered, nothing to look up
     for hook in world.rules.hooks_for(kind, hit.victim.hook_owners()):
-        hook(hit, world)
+        try:
+            hook(hit, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's hook: name it (VictimDeath passes)
+            raise hook_failed(world, hook, error) from error
 
 
 def apply_modifiers(world: World, hit: Hit, melee: bool) -> None:
     """R-MELEE-5: "all damage" modifiers on every hit, "all melee" ones on every blow;
     the one call site per pipeline is what makes each apply exactly once."""
-    if melee:
-        for modifier in world.rules.all_melee:
+    modifiers = [*world.rules.all_melee, *world.rules.all_damage] if melee else \
+        world.rules.all_damage
+    for modifier in modifiers:
+        try:
             modifier(hit, world)
-    for modifier in world.rules.all_damage:
-        modifier(hit, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's modifier: name it (VictimDeath passes)
+            raise hook_failed(world, modifier, error) from error
 
 
 def damage_hit(world: World, hit: Hit) -> int:
