@@ -43,8 +43,10 @@ from affray.grid import Grid
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
 from affray.systems.rules.casting import CastRecord
+from affray.systems.rules.engagement import rebuild_fought_by
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.lag import LagTable
+from affray.systems.rules.minds import rebuild_minded
 from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
 from affray.systems.rules.sheet import Sheet, build_sheet
@@ -138,6 +140,13 @@ class World:
         # Runtime views and indexes, rebuilt on load (never saved).
         self.sheets: dict[int, Sheet] = {}
         self.fighting: set[int] = set()
+        # Who fights each creature (entity -> the entities whose target it is): derived
+        # from Combat.fighting (systems/rules/engagement.py), rebuilt on load.
+        self.fought_by: dict[int, set[int]] = {}
+        # The living creatures with a mind (systems/rules/minds), and the minds' fields
+        # of view and distance maps kept while nothing that blocks changes (sight.py).
+        self.minded: set[int] = set()
+        self.sight_cache: dict[Any, Any] = {}
         self.stunned: set[int] = set()
         self.rules = default_rules(content) if rules is None else rules
         self.rules.bind(self)  # hook owners are checked against this world (registry)
@@ -201,17 +210,23 @@ class World:
         if self.grid.occupant[y, x]:
             raise ValueError(f"cell {list(at)} is already occupied")
         values.vitals.move_pulse = self.pulse  # movement regenerates from now on
+        values.vitals.mana_pulse = self.pulse  # and mana (R-BOOK-2)
         creature = Creature(id=creature_id, slot=self.lag.new_slot(), template=template,
                             race=values.race, profession=values.profession,
                             player=values.player, undead=values.undead,
-                            immortal=values.immortal, npc_tier=values.npc_tier)
+                            immortal=values.immortal, npc_tier=values.npc_tier,
+                            side=values.side)
         entity = esper.create_entity(
             self.next_spawn(), Position(x, y), creature, values.vitals, values.level,
             values.stats, values.offense, values.defense, values.immunities, values.affects,
-            values.statuses, values.skills, values.equipment, values.combat, ActionQueue())
+            values.statuses, values.skills, values.equipment, values.combat, ActionQueue(),
+            values.mind)
         self.by_id[creature_id] = entity
         self.grid.occupant[y, x] = entity
+        self.grid.version += 1
         sheet = self.sheets[entity] = build_sheet(entity, self.content)
+        if values.mind.name is not None:
+            self.minded.add(entity)
         if sheet.has("stun") or sheet.has("weak_stun"):
             self.stunned.add(entity)
         for name in sheet.affects.levels:
@@ -283,21 +298,27 @@ class World:
         self.ready = {entity for entity in self.by_id.values()
                       if esper.component_for_entity(entity, ActionQueue).pending}
         rebuild_status_index(self)
+        rebuild_fought_by(self)
+        rebuild_minded(self)
+        self.sight_cache = {}
 
     def sheet(self, creature_id: str) -> Sheet:
         """The sheet (component references) of a creature by id; ActionError if unknown."""
         return self.sheets[self.entity(creature_id)]
 
     @entry_point
-    def start_fight(self, attacker_id: str, victim_id: str) -> None:
-        """Make two creatures fight (the victim fights back unless already fighting)."""
-        from affray.systems.melee import start_fight
+    def start_fight(self, attacker_id: str, victim_id: str, why: str = "scripted") -> None:
+        """Make two creatures fight: `fight` events; the victim fights back when it is
+        free, awake and above stunned (R-ACT-1). `why` is the attacker's event's reason
+        (a game's own mind may say "aggressive" or "assist")."""
+        from affray.systems.rules.engagement import WHYS, start_fight
         from affray.validate import check_fight
 
+        if why not in WHYS:
+            raise UsageError(f"start_fight: why must be one of {WHYS}, not {why!r}")
         attacker, victim = self.sheet(attacker_id), self.sheet(victim_id)
         check_fight(attacker, victim)  # ActionError, nothing changed
-        start_fight(self, attacker, victim)
-        self.fighting.update((attacker.entity, victim.entity))
+        start_fight(self, attacker, victim, why)
         self.touch(attacker_id)
         self.touch(victim_id)
 
@@ -352,15 +373,26 @@ class World:
     def add_door(self, at: tuple[int, int], door: Door) -> int:
         """A door cell is an entity holding its state; a shut door blocks (R-GRID-1)."""
         self.grid.shut[at[1], at[0]] = door.state == "shut"
+        self.grid.version += 1
         return esper.create_entity(Position(*at), door)
 
-    def place(self, entity: int, position: Position, x: int, y: int) -> None:
-        """Move a creature to (x, y), keeping occupancy in step."""
-        self.grid.occupant[position.y, position.x] = 0
+    def place(self, entity: int, position: Position, x: int, y: int,
+              why: str = "apart") -> None:
+        """Move a creature to (x, y), keeping occupancy in step; a fight whose two are no
+        longer beside each other ends at once (R-ACT-3, `why`: apart, or fled)."""
+        from affray.systems.rules.engagement import moved_apart
+
+        grid = self.grid
+        grid.occupant[position.y, position.x] = 0
         position.x, position.y = x, y
-        self.grid.occupant[y, x] = entity
+        grid.occupant[y, x] = entity
+        grid.version += 1
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        sheet = self.sheets.get(entity)
+        if sheet is not None and (sheet.combat.fighting is not None
+                                  or entity in self.fought_by):
+            moved_apart(self, sheet, why)
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:

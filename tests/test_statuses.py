@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import four_sigma
+from conftest import four_sigma, last_event
 from test_magic import cast, events_of, spell_toml
 
 import affray
@@ -299,7 +299,7 @@ def test_a_status_that_kills_stops_ticking_r_stat_1(make_world):
     assert deaths == [{"pulse": 8, "kind": "death", "target": "v", "killer": None}]
     assert ends(world) == []
     assert world.snapshot()["creatures"]["v"]["statuses"] == {}
-    assert world.events[-1].kind == "death"
+    assert last_event(world).kind == "death"
 
 
 def test_a_creature_killed_by_a_spell_loses_its_statuses_r_stat_1(standoff):
@@ -366,7 +366,7 @@ def test_a_world_settles_only_after_its_last_status_ends_r_stat_4(make_world):
     world = alone(make_world, "hp = 100\nstatuses = { burning = 1, poisoned = 1 }")
     world.run(500, until="settled")
     assert ends(world)[-1] == (120, "v", "poisoned")
-    assert world.events[-1].to_dict() == {"pulse": 121, "kind": "settled"}
+    assert last_event(world).to_dict() == {"pulse": 121, "kind": "settled"}
     assert world.pulse == 121
 
 

@@ -19,6 +19,7 @@ from affray.errors import HookError
 from affray.events import Defended, Miss, TooTired
 from affray.systems.rules import immunity
 from affray.systems.rules.damage import apply_modifiers, finish, run_hooks
+from affray.systems.rules.engagement import engage
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.protections import EVIL, GOOD, protect
 from affray.systems.rules.registry import hook_failed
@@ -287,6 +288,8 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
         # World.emit's one line, without its call (as volley and flood log)
         world.events.append(_new_tuple(Miss, (pulse, attacker.creature.id, victim.creature.id,
                                               cause)))
+        if victim.combat.fighting is None or victim.vitals.position == "sleeping":
+            engage(world, attacker, victim)  # R-ACT-1: a miss engages too
         return 0
     # Damage calculation (R-MELEE-3).
     dam = base_damage(world, attacker, victim, skill)
@@ -332,6 +335,8 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
             if defended:
                 world.events.append(_new_tuple(Defended, (pulse, attacker.creature.id,
                                                           victim.creature.id, name)))
+                if victim.combat.fighting is None or victim.vitals.position == "sleeping":
+                    engage(world, attacker, victim)  # R-ACT-1: so does a defended blow
                 return 0
     if rules.hooks["pre_damage"]:
         run_hooks(world, "pre_damage", hit)
