@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.text import render_event
+from affray.text import render_event, render_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LAKE_STORM = ROOT / "tests" / "data" / "lake_storm.toml"
@@ -104,14 +104,19 @@ def check_page(page: Page, snapshots: dict[int, dict], events: list) -> None:
     shown = page.page.get_attribute("#board", "data-pulse")
     assert shown is not None and int(shown) >= 5
     assert page.page.text_content("#counter").startswith(f"pulse {shown}")
-    # Stepping to the pulse of each kind of event shows that event's text.
+    # Stepping to the pulse of each kind of event shows that pulse's lines of player
+    # text (a cast's cell effects of one kind folded into one line: affray.text).
+    lines = render_events(events)
     firsts = {}
     for event in events:
         firsts.setdefault(event.kind, event)
     for event in firsts.values():
         page.js(f"affray.seekPulse({event.pulse})")
         assert page.js("affray.pulse()") == event.pulse
-        assert render_event(event) in page.page.text_content("#text"), event
+        shown = [div for div in page.js(
+            "[...document.querySelectorAll('#text div')].map((d) => d.textContent)")]
+        assert shown == [f"[{e.pulse}] {line}" for e, line in zip(events, lines, strict=True)
+                         if e.pulse == event.pulse and line is not None], event
     # The creatures drawn at a pulse are the snapshot's living ones (pulse P shows the
     # state at its end: the snapshot after P + 1 pulses).
     deaths = [event.pulse for event in events if event.kind == "death"]
