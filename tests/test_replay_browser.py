@@ -209,3 +209,42 @@ def test_lake_storm_replay_plays_in_a_browser(browser, tmp_path):
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_an_endless_page_seeks_to_its_end_and_a_settled_one_ends_on_its_line(browser, tmp_path):
+    """The duel with `pulses = 2**63 - 1`: the page decodes its last frame in one jump
+    (the End key: the orc dead, the warrior standing); recorded `until="settled"`, its
+    last pulse is the settled one, showing "All is still", and the heading says so."""
+    text = (ROOT / "content" / "scenarios" / "duel.toml").read_text(encoding="utf-8")
+    scenario = tmp_path / "endless.toml"
+    scenario.write_text(text.replace("pulses = 100000", "pulses = 9223372036854775807"),
+                        encoding="utf-8")
+    world = affray.load_scenario(scenario)
+    endless = world.replay_html(tmp_path / "endless.html")
+    world.close()
+    page = Page(browser, endless)
+    try:
+        page.page.keyboard.press("End")
+        assert page.js("affray.frameIndex() === affray.data().end")
+        assert page.js("affray.frame().creatures.orc.alive") is False
+        assert page.js("affray.livingCount()") == page.js("affray.drawnCount()") == 1
+        page.js("affray.seekPulse(252)")  # the killing blow's pulse, then its text
+        assert "orc is killed by warrior." in page.page.text_content("#text")
+        assert page.errors == []
+    finally:
+        page.close()
+    world = affray.load_scenario(scenario)
+    settled = world.replay_html(tmp_path / "settled.html", until="settled")
+    at = world.pulse
+    world.close()
+    page = Page(browser, settled)
+    try:
+        page.page.keyboard.press("End")
+        assert page.js("affray.pulse()") == at
+        assert page.page.text_content("#counter").startswith(f"pulse {at} ")
+        assert page.page.text_content("#text") == (f"[{at}] All is still: nothing is left "
+                                                   "to happen.")
+        assert f"pulses 0-{at} (settled)" in page.page.text_content("#subtitle")
+        assert page.errors == []
+    finally:
+        page.close()
