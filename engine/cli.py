@@ -102,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
          until: str | None = None, quiet: bool = False) -> int:
     from affray.scenario import load_scenario
-    from affray.summary import print_summary, run_with_progress, summarize
+    from affray.summary import print_summary, run_footer, run_with_progress, summarize
     from affray.text import render_log
 
     world = load_scenario(path, seed=seed)
@@ -119,7 +119,7 @@ def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
                 print(line)
             print()
             print_summary(summary)
-            print(f"-- {world.name or path}: {world.pulse} pulses, seed {world.seed}")
+            print(run_footer(world, world.name or path))
     finally:
         world.close()
     return 0

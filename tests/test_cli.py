@@ -531,3 +531,42 @@ def test_progress_bar_on_a_terminal_unless_quiet(last_stand):
                            capture_output=True, text=True, timeout=60, check=False,
                            env={**os.environ, **env})
     assert piped.stderr == ""
+
+
+# -- what people look at: the run summary and the render message (the audit) -----------------
+DUEL = Path(affray.builtin_scenario("duel"))
+
+
+def _table_rows(stdout: str) -> dict[str, list[str]]:
+    cells = [[cell.strip() for cell in line.strip("│").split("│")]
+             for line in stdout.splitlines() if line.startswith("│")]
+    return {row[0]: row[1:] for row in cells}
+
+
+def test_the_summary_shows_the_dead_at_0_hp_and_the_json_keeps_the_data():
+    """The duel's orc dies at 1 hp from a 23-point blow: the table shows it at 0/140,
+    dead (it showed -22/140); `--json` and the snapshot keep -22, the data."""
+    result = affray_cli("run", str(DUEL))
+    assert result.returncode == 0, result.stderr
+    assert _table_rows(result.stdout)["orc"][1:3] == ["0/140", "dead"]
+    document = json.loads(affray_cli("run", str(DUEL), "--json").stdout)
+    orc = next(row for row in document["summary"]["creatures"] if row["id"] == "orc")
+    assert orc["hp"] == document["final"]["creatures"]["orc"]["hp"] < 0
+
+
+def test_the_footer_says_when_the_fight_ended_as_well_as_how_long_it_ran():
+    """The duel runs its 100,000-pulse cap, its last event at pulse 252: the footer says
+    both; `--until settled` says the settled pulse and the cap it stopped short of."""
+    world = affray.load_scenario(DUEL)
+    world.run()
+    last = world.events[-1].pulse
+    world.close()
+    world = affray.load_scenario(DUEL)
+    world.run(until="settled")
+    settled = world.pulse
+    world.close()
+    lines = affray_cli("run", str(DUEL)).stdout.splitlines()
+    assert lines[-1] == f"-- duel: ran 100000 pulses, the last event at pulse {last}, seed 1"
+    lines = affray_cli("run", str(DUEL), "--until", "settled").stdout.splitlines()
+    assert lines[-1] == f"-- duel: settled at pulse {settled} of 100000, seed 1"
+    assert last < settled < 100_000
