@@ -364,15 +364,16 @@ def render_html(data: dict[str, Any]) -> str:
 
 def describe_page(world: World, path: Path) -> str:
     """What `affray replay` says it wrote: the file, the pulses it spans, its size; the
-    settled pulse, or, when the run went on past its last event, that event's pulse (a
-    duel's page spans its 100,000-pulse cap; `--until settled` ends it with the fight)."""
+    settled pulse, or, when the world had settled well before the end it ran to, the
+    pulse of its last event (a duel's page spans its 100,000-pulse cap, its fight in the
+    first pixel; `--until settled` ends it with the fight)."""
     recorder = world.recorder
     settled = recorder.settled_at(world)
     span = f"pulses {recorder.start_pulse}-{world.pulse}"
     if settled is not None:
         span += " (settled)"
     elif len(world.events) > recorder.first_event and \
-            world.events[-1].pulse < world.pulse - 1:
+            world.events[-1].pulse < world.pulse - 1 and world.next_pulse() is None:
         span += (f" (last event at pulse {world.events[-1].pulse}; --until settled stops "
                  "once nothing more can happen)")
     return f"wrote {path}: {span}, {path.stat().st_size} bytes"

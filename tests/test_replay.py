@@ -411,3 +411,15 @@ def test_replay_html_until_settled_from_python(tmp_path):
             record(world, **bad)
         assert world.recorder is None and world.pulse == 0
     world.close()
+
+
+def test_the_replay_message_hints_at_until_settled_only_when_it_would_help(tmp_path, capsys):
+    """`affray replay` names the last event's pulse only when the world had settled
+    well before the end it ran to; a fight still going at the end gets no such hint."""
+    out = tmp_path / "duel.html"
+    assert cli_main(["replay", str(DUEL), "--pulses", "100", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}: pulses 0-100, {out.stat().st_size} bytes\n"
+    assert cli_main(["replay", str(DUEL), "-o", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        f"wrote {out}: pulses 0-100000 (last event at pulse 252; --until settled stops once "
+        f"nothing more can happen), {out.stat().st_size} bytes\n")
