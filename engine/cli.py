@@ -67,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--seed", type=_count, default=None, help="override the file's seed")
     replay.add_argument("--pulses", type=_count, default=None,
                         help="record this many pulses (default: to the scenario's end)")
+    replay.add_argument("--until", choices=("settled",), default=None,
+                        help="stop early once nothing more can happen")
 
     demo = sub.add_parser("demo", help="run the built-in demo scenario")
     demo.add_argument("--json", action="store_true")
@@ -100,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
          until: str | None = None, quiet: bool = False) -> int:
     from affray.scenario import load_scenario
-    from affray.summary import print_summary, run_with_progress, summarize
+    from affray.summary import print_summary, run_footer, run_with_progress, summarize
     from affray.text import render_log
 
     world = load_scenario(path, seed=seed)
@@ -117,7 +119,7 @@ def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
                 print(line)
             print()
             print_summary(summary)
-            print(f"-- {world.name or path}: {world.pulse} pulses, seed {world.seed}")
+            print(run_footer(world, world.name or path))
     finally:
         world.close()
     return 0
@@ -159,14 +161,15 @@ def _render(path: str, png: str | None, pulse: int | None, seed: int | None) -> 
     return 0
 
 
-def _replay(path: str, out: str, seed: int | None, pulses: int | None) -> int:
+def _replay(path: str, out: str, seed: int | None, pulses: int | None,
+            until: str | None = None) -> int:
     from affray.render import open_world
+    from affray.replay import describe_page
 
     world = open_world(path, seed)
     try:
-        written = world.replay_html(out, pulses)
-        print(f"wrote {written}: pulses {world.recorder.start_pulse}-{world.pulse}, "
-              f"{written.stat().st_size} bytes")
+        written = world.replay_html(out, pulses, until=until)
+        print(describe_page(world, written))
     finally:
         world.close()
     return 0
@@ -212,7 +215,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "render":
             return _render(args.scenario, args.png, args.pulse, args.seed)
         if args.command == "replay":
-            return _replay(args.scenario, args.out, args.seed, args.pulses)
+            return _replay(args.scenario, args.out, args.seed, args.pulses, args.until)
         if args.command == "demo":
             from affray.scenario import builtin_scenario
 

@@ -665,17 +665,19 @@ class World:
         return start_recording(self)
 
     @entry_point
-    def replay_html(self, path: str, pulses: int | None = None) -> Any:
+    def replay_html(self, path: str, pulses: int | None = None,
+                    until: str | None = None) -> Any:
         """Write the replay page (one self-contained HTML file) to `path`.
 
         A world that is recording writes what it recorded, after running `pulses` more
-        pulses if given. One that is not starts recording now and runs `pulses` (None:
-        to the scenario's end) first. Returns the path written.
+        pulses (or `until="settled"`) if given. One that is not starts recording now and
+        runs `pulses` (None: to the scenario's end; `until="settled"`: only until nothing
+        is left to happen, as `run`) first. Returns the path written.
         """
         from affray.replay import record, write_html
 
-        if self.recorder is None or pulses is not None:
-            record(self, pulses)
+        if self.recorder is None or pulses is not None or until is not None:
+            record(self, pulses, until)
         return write_html(self, self.recorder, path)
 
     @entry_point

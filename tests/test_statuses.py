@@ -353,7 +353,7 @@ def test_status_events_read_as_player_text_r_stat_1_r_stat_3_r_stat_4(make_world
     lines = render_log(world.events)
     assert lines[0] == "[   4] v burns for 2."
     assert "[  12] v suffers 1 from the poison." in lines
-    assert "[  24] v loses 1 to the acid eating at it." in lines
+    assert "[  24] v loses 1 to the acid eating at them." in lines
     assert "[  48] v is no longer burning." in lines
     assert lines[-1] == "[ 120] v is no longer poisoned."
     tick = events_of(world, "damage", status="poisoned")[0]
