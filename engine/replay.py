@@ -143,7 +143,13 @@ class Recorder:
     def __init__(self, world: World) -> None:
         first = frame_of(world)
         self.start_pulse: int = first["pulse"]
-        self.first_event = len(world.events)
+        # The events of the pulse it starts on count (a scenario's fights begun at its
+        # build are pulse 0's): the first event from `start_pulse` on.
+        events = world.events
+        first_event = len(events)
+        while first_event and events[first_event - 1].pulse >= self.start_pulse:
+            first_event -= 1
+        self.first_event = first_event
         self.keyframes: list[dict[str, Any]] = [copy.deepcopy(first)]
         self.deltas: list[tuple[int, dict[str, Any]]] = []
         self._last = first

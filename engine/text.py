@@ -136,6 +136,19 @@ def _scripted_damage(e: dict[str, Any]) -> str:
     return text + _flags(e) + "."
 
 
+def _fight_text(e: dict[str, Any]) -> str:
+    """A fight begun or ended (R-ACT-1..3), by its reason."""
+    who, whom, why = e["source"], e["target"], e["why"]
+    if e["change"] == "started":
+        return {"attacked": f"{who} fights back against {whom}.",
+                "assist": f"{who} joins the fight against {whom}."}.get(
+                    why, f"{who} attacks {whom}.")
+    return {"foe_died": f"{who} stops fighting: {whom} is dead.",
+            "apart": f"{who} and {whom} are no longer side by side; {who} stops fighting.",
+            "fled": f"{who} and {whom} part as one flees."}.get(
+                why, f"{who} stops fighting {whom}.")
+
+
 _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     "damage": lambda e: _status_damage(e) if e.get("status") else _damage_text(e),
     "miss": lambda e: f"{e['source']} misses {e['target']}.",
@@ -177,6 +190,8 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                             f"weakens."),
     "refused": lambda e: f"{e['actor']} cannot {e['action']}: {_reason(e)}.",
     "moved": lambda e: f"{e['target']} steps to {_cell(e['to'])}.",
+    "fight": lambda e: _fight_text(e),
+    "fled": lambda e: f"{e['target']} flees to {_cell(e['to'])}.",
     "position": lambda e: _position_text(e),
     "too_tired": lambda e: f"{e['source']} is too tired to strike {e['target']}.",
     "settled": lambda e: "All is still: nothing is left to happen.",
