@@ -25,7 +25,7 @@ last block, the one the engine itself reads during a tick, never build a block.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, MutableSequence
-from typing import Any, Protocol, SupportsIndex, overload
+from typing import Any, NamedTuple, Protocol, SupportsIndex, overload
 
 
 class LazySource(Protocol):
@@ -54,8 +54,33 @@ class LazyBlock:
         return f"LazyBlock({self.start}:{self.stop})"
 
 
+class Mark(NamedTuple):
+    """A place in the log (`EventLog.mark()`): its length then, and its edit count, so a
+    mark made before an edit of earlier events is refused rather than misread."""
+
+    position: int
+    edits: int
+
+
 class EventLog(MutableSequence[Any]):
     """The world's events in order: a list to its reader (module docstring)."""
+
+    # -- a game's cursor ---------------------------------------------------------------
+    def mark(self) -> Mark:
+        """Where the log ends now: `since(mark)` later gives what came after."""
+        return Mark(len(self), self.edits)
+
+    def since(self, mark: Mark) -> list[Any]:
+        """The events logged after `mark`, in order (a new list). A mark from another
+        log, or made before events already logged were edited or removed, is refused."""
+        from affray.errors import UsageError
+
+        if not isinstance(mark, Mark):
+            raise UsageError(f"since: expected a mark from events.mark(), got {mark!r}")
+        if mark.edits != self.edits or not 0 <= mark.position <= len(self):
+            raise UsageError("since: the log was edited since this mark (cleared, "
+                             "sorted, an event removed): make a new mark")
+        return self[mark.position:]
 
     def __init__(self, events: Iterable[Any] = ()) -> None:
         self._items: list[Any] = list(events)

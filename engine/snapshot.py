@@ -19,6 +19,7 @@ from affray.components import (
     Vitals,
 )
 from affray.grid import Terrain
+from affray.replay import glyph_of
 from affray.systems.rules.spellbook import current_mana
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ def snapshot(world: World) -> dict[str, Any]:
             "alive": vitals.alive, "wait": int(wait[creature.slot]),
             "daze": int(daze[creature.slot]), "statuses": dict(statuses.degrees),
             "affects": list(affects.levels), "position": vitals.position,
+            "player": creature.player, "glyph": glyph_of(world, creature),
+            "level": sheet.level.level,
             "side": creature.side, "mind": sheet.mind.name,
             "fighting": sheet.combat.fighting,
             "mana": current_mana(world, sheet), "max_mana": vitals.max_mana,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import esper
@@ -137,6 +138,8 @@ class World:
         self.legend = dict(legend or DEFAULT_LEGEND)
         # A replay recorder (affray.replay) when `record()` was called (never saved).
         self.recorder: Any = None
+        # A game's listeners (`on`): [kind, listener, the log index it has seen to].
+        self.subscriptions: list[list[Any]] = []
         # Runtime views and indexes, rebuilt on load (never saved).
         self.sheets: dict[int, Sheet] = {}
         self.fighting: set[int] = set()
@@ -547,9 +550,58 @@ class World:
         self.pulse += 1
         if self.recorder is not None:
             self.recorder.capture(self)
+        if self.subscriptions:
+            self._deliver()
+
+    # -- subscriptions ------------------------------------------------------------------
+    def on(self, kind: str, listener: Callable[[Any], Any]) -> None:
+        """Call `listener(event)` for every event of `kind` (an event kind, or "*" for
+        all) logged from now on, in log order, after each tick: never inside the
+        pipeline, so it may read the world, render, even submit. Not saved (code, as
+        hooks): subscribe again on a loaded world. A listener that raises stops the
+        delivery with a HookError naming it (the world is whole: the tick was over)."""
+        from affray.events import EVENT_TYPES
+
+        if kind != "*" and kind not in EVENT_TYPES:
+            raise UsageError(f"on: unknown event kind {kind!r} (known: "
+                             f"{', '.join(sorted(EVENT_TYPES))}, or '*')")
+        if not callable(listener):
+            raise UsageError(f"on: the listener must be callable, got {listener!r}")
+        self.subscriptions.append([kind, listener, len(self.events)])
+
+    def off(self, kind: str, listener: Callable[[Any], Any]) -> None:
+        """Stop calling `listener` for `kind` (nothing happens if it was not subscribed)."""
+        self.subscriptions = [s for s in self.subscriptions
+                              if not (s[0] == kind and s[1] is listener)]
+
+    def _deliver(self) -> None:
+        """Hand each subscription the events logged since it last saw the log."""
+        events = self.events
+        end = len(events)
+        start = min(s[2] for s in self.subscriptions)
+        if start >= end:
+            return
+        for index, event in enumerate(events[start:end], start):
+            for subscription in list(self.subscriptions):
+                kind, listener, seen = subscription
+                if index < seen or (kind != "*" and event.kind != kind):
+                    continue
+                subscription[2] = index + 1
+                try:
+                    listener(event)
+                except Exception as error:
+                    from affray.errors import HookError
+
+                    name = getattr(listener, "__qualname__", repr(listener))
+                    raise HookError(f"the {kind!r} listener {name} raised "
+                                    f"{type(error).__name__}: {error} on the event "
+                                    f"{event.to_dict()}") from error
+        for subscription in self.subscriptions:
+            subscription[2] = max(subscription[2], end)
 
     @entry_point
-    def run(self, pulses: int | None = None, until: str | None = None) -> None:
+    def run(self, pulses: int | None = None,
+            until: str | tuple[str, str] | None = None) -> None:
         """Run `pulses` pulses from now, or to the scenario's end when None.
 
         Pulses in which nothing can happen are jumped, not stepped: the log is the one
@@ -561,23 +613,43 @@ class World:
         logs a `settled` event there; a world that does not settle before the end stops
         at the end as usual, with no `settled` event. A world with no end (built through
         the API, `end_pulse` None) runs until it settles.
+
+        `until=("free", creature_id)` stops as soon as that creature can act: an action
+        submitted then runs in the next tick (alive, nothing queued, its wait at most 1,
+        not stunned). It stops too when the creature dies or the world settles (with a
+        `settled` event). A game's turn loop: `run(until=("free", "hero"))`, read the
+        player's key, `submit`, again. With no `pulses` it runs past the scenario's end.
         """
-        if until not in (None, "settled"):
-            raise UsageError(f"run: until must be None or 'settled', not {until!r}")
+        free_of = None
+        if isinstance(until, tuple):
+            if len(until) != 2 or until[0] != "free" or not isinstance(until[1], str):
+                raise UsageError(f"run: until=('free', creature_id), not {until!r}")
+            free_of = self.sheet(until[1])  # UnknownCreatureError if unknown
+        elif until not in (None, "settled"):
+            raise UsageError(f"run: until must be None, 'settled' or ('free', id), not "
+                             f"{until!r}")
         self._refuse_if_broken()
         if pulses is not None:
             # The clock stays within 2 * MAX_PULSE (2**63): saves and arrays hold it.
             check_count(pulses, "run: pulses", max(0, 2 * MAX_PULSE - self.pulse))
-        if pulses is None and self.end_pulse is None and until == "settled":
-            end = 2 * MAX_PULSE  # no scenario end: until it settles (the clock's limit)
+        if pulses is None and (free_of is not None
+                               or (self.end_pulse is None and until == "settled")):
+            end = 2 * MAX_PULSE  # until it settles or the creature is free (clock's limit)
         elif pulses is None:
             end = max(self.pulse, self.end_pulse or 0)
         else:
             end = self.pulse + max(0, pulses)
+        settles = until is not None
         while self.pulse < end:
+            if free_of is not None:
+                if self._can_act(free_of):
+                    return
+                free_at = self.pulse + max(int(self.lag.wait[free_of.creature.slot]) - 1, 0)
             due = self.next_pulse()
+            if free_of is not None and not free_of.has("stun"):
+                due = free_at if due is None else min(due, free_at)
             if due is None:
-                if until == "settled":
+                if settles:
                     self._settle()
                     return
                 due = end
@@ -585,9 +657,18 @@ class World:
                 self.skip(min(due, end) - self.pulse)
                 if self.pulse >= end:
                     break
+                continue  # look again: the creature may be free now
             self.tick()
-        if until == "settled" and self.next_pulse() is None:
+        if settles and self.next_pulse() is None:
             self._settle()
+
+    def _can_act(self, sheet: Sheet) -> bool:
+        """`run(until=("free", id))`'s stop: dead, or an action submitted now would run
+        in the next tick."""
+        if not sheet.vitals.alive:
+            return True
+        return (sheet.entity not in self.ready and not sheet.has("stun")
+                and int(self.lag.wait[sheet.creature.slot]) <= 1)
 
     @entry_point
     def next_pulse(self) -> int | None:

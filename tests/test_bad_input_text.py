@@ -50,7 +50,8 @@ def test_a_lost_round_comes_before_the_stun_eases_r_stun_2(make_world):
     world = make_world(duel_text('affects = ["stun"]\nhp = 500', "hp = 500"))
     world.start_fight("a", "v")
     world.run(pulses=13)
-    said = [line for line in lines(world) if line.startswith("a ")]
+    said = [line for line in lines(world)  # not its `fight` event: "a attacks v."
+            if line.startswith("a ") and line != "a attacks v."]
     assert said[:2] == ["a loses the round (stun).", "a is left dazed (weak stun)."]
     assert said[2:4] == ["a loses the round (weak stun).", "a shakes off the stun."]
 
@@ -66,5 +67,5 @@ def test_the_summary_of_a_fight_with_no_one_in_it(make_world):
     out = io.StringIO()
     summary = summarize(world)
     print_summary(summary, out)
-    assert summary.to_dict() == {"creatures": [], "winner": None}
+    assert summary.to_dict() == {"creatures": [], "sides": [], "winner": None}
     assert out.getvalue().splitlines()[-1] == "No winner: the scenario has no creatures."

@@ -141,7 +141,7 @@ def test_an_error_inside_an_entry_point_still_gives_the_world_back(game_world):
 
 # Methods that never touch esper's storage: they need no context of their own.
 NO_ESPER = {"enter", "close", "entity", "sheet", "touch", "emit", "place", "set_stun",
-            "next_spawn", "creature_ids", "skip", "vectorise", "schedule"}
+            "next_spawn", "creature_ids", "skip", "vectorise", "schedule", "on", "off"}
 
 
 def test_every_public_world_method_keeps_the_caller_s_esper_world():
