@@ -27,7 +27,7 @@ from typing import Any, Literal
 import esper
 import msgspec
 import numpy as np
-from msgspec import Struct
+from msgspec import UNSET, Struct, UnsetType
 
 from affray.content_loader import default_content
 from affray.defs import decode_error_field
@@ -146,6 +146,10 @@ class SavePayload(_Saved):
     events: list[dict[str, Any]]
     # The vectorised round's switch (systems/rules/volley.py); older saves: the default.
     vectorise: Literal["auto", "never"] = "auto"
+    # The pulse the world next looks at statuses (`World.status_due`): derived from the
+    # statuses' times, except after a status ended early, when the world keeps an
+    # earlier one (and forgets the dead's statuses there). Older saves: derived.
+    status_due: int | UnsetType | None = UNSET
 
 
 def world_payload(world: Any) -> dict[str, Any]:
@@ -166,7 +170,7 @@ def world_payload(world: Any) -> dict[str, Any]:
         "spawned": world.spawned,
         "next_entity": _next_entity_id(),
         "legend": world.legend, "content": world.content_overlay,
-        "vectorise": world.vectorise,
+        "vectorise": world.vectorise, "status_due": world.status_due,
         "rng": world.rng.state(),
         "grid": {"terrain": _encode_array(grid.terrain), "ice_cm": _encode_array(grid.ice_cm),
                  "shut": _encode_array(grid.shut), "occupant": _encode_array(grid.occupant),
@@ -292,6 +296,8 @@ def _restore(data: SavePayload) -> Any:
             world.rebuild_views()
         except KeyError as error:
             raise SaveError(f"a creature lacks the component {error}") from None
+        if not isinstance(data.status_due, UnsetType):
+            world.status_due = data.status_due
     except BaseException:
         world.close()
         raise
