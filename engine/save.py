@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import math
 from pathlib import Path
 from typing import Any, Literal
@@ -306,19 +307,12 @@ def _restore(data: SavePayload) -> Any:
 
 def _restore_entities(world: Any, entities: list[tuple[int, list[Any] | None]],
                       next_entity: int) -> None:
-    """Recreate entities with their saved ids (placeholders fill the gaps, then go)."""
-    next_id = 1
-    gaps = []
-    last: list[tuple[int, list[Any] | None]] = [(next_entity, None)]
-    for entity, components in [*entities, *last]:
-        while next_id < entity:
-            gaps.append(esper.create_entity())
-            next_id += 1
-        if components is None:
-            break
-        made = esper.create_entity(*components)
+    """Recreate entities with their saved ids, and leave esper's counter at the saved
+    next id: the counter is set before each entity (esper 3 keeps it per context, as
+    `_next_entity_id` reads it), so a gap in the ids costs nothing, however wide."""
+    for entity, components in entities:
+        esper._entity_count = itertools.count(entity)
+        made = esper.create_entity(*(components or ()))
         if made != entity:
             raise SaveError(f"entity {entity} restored as {made}")
-        next_id = entity + 1
-    for gap in gaps:
-        esper.delete_entity(gap, immediate=True)
+    esper._entity_count = itertools.count(next_entity)
