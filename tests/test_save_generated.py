@@ -300,6 +300,7 @@ def _hard_cases(world: affray.World) -> set[str]:
     """Which of the three save-point cases the world is in now."""
     from affray.actions import ActionQueue
 
+    world.enter()  # its esper context, to read the queues
     found = set()
     times = []
     for entity, sheet in world.sheets.items():
