@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import math
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +28,7 @@ from typing import Any, Literal
 import esper
 import msgspec
 import numpy as np
-from msgspec import Struct
+from msgspec import UNSET, Struct, UnsetType
 
 from affray.content_loader import default_content
 from affray.defs import decode_error_field
@@ -147,6 +148,10 @@ class SavePayload(_Saved):
     events: list[dict[str, Any]]
     # The vectorised round's switch (systems/rules/volley.py); older saves: the default.
     vectorise: Literal["auto", "never"] = "auto"
+    # The pulse the world next looks at statuses (`World.status_due`): derived from the
+    # statuses' times, except after a status ended early, when the world keeps an
+    # earlier one (and forgets the dead's statuses there). Older saves: derived.
+    status_due: int | UnsetType | None = UNSET
 
 
 def world_payload(world: Any) -> dict[str, Any]:
@@ -167,7 +172,7 @@ def world_payload(world: Any) -> dict[str, Any]:
         "spawned": world.spawned,
         "next_entity": _next_entity_id(),
         "legend": world.legend, "content": world.content_overlay,
-        "vectorise": world.vectorise,
+        "vectorise": world.vectorise, "status_due": world.status_due,
         "rng": world.rng.state(),
         "grid": {"terrain": _encode_array(grid.terrain), "ice_cm": _encode_array(grid.ice_cm),
                  "shut": _encode_array(grid.shut), "occupant": _encode_array(grid.occupant),
@@ -297,6 +302,8 @@ def _restore(data: SavePayload) -> Any:
             world.rebuild_views()
         except KeyError as error:
             raise SaveError(f"a creature lacks the component {error}") from None
+        if not isinstance(data.status_due, UnsetType):
+            world.status_due = data.status_due
     except BaseException:
         world.close()
         raise
@@ -305,19 +312,12 @@ def _restore(data: SavePayload) -> Any:
 
 def _restore_entities(world: Any, entities: list[tuple[int, list[Any] | None]],
                       next_entity: int) -> None:
-    """Recreate entities with their saved ids (placeholders fill the gaps, then go)."""
-    next_id = 1
-    gaps = []
-    last: list[tuple[int, list[Any] | None]] = [(next_entity, None)]
-    for entity, components in [*entities, *last]:
-        while next_id < entity:
-            gaps.append(esper.create_entity())
-            next_id += 1
-        if components is None:
-            break
-        made = esper.create_entity(*components)
+    """Recreate entities with their saved ids, and leave esper's counter at the saved
+    next id: the counter is set before each entity (esper 3 keeps it per context, as
+    `_next_entity_id` reads it), so a gap in the ids costs nothing, however wide."""
+    for entity, components in entities:
+        esper._entity_count = itertools.count(entity)
+        made = esper.create_entity(*(components or ()))
         if made != entity:
             raise SaveError(f"entity {entity} restored as {made}")
-        next_id = entity + 1
-    for gap in gaps:
-        esper.delete_entity(gap, immediate=True)
+    esper._entity_count = itertools.count(next_entity)

@@ -291,15 +291,17 @@ class World:
     @entry_point
     def rebuild_views(self) -> None:
         """Rebuild the runtime views (sheets, the fighting and ready sets) from the
-        components: after a load, they are derived, never saved."""
+        components: after a load, they are derived, never saved; each holds what it
+        holds in a run that was never saved (R-ENG-3). `ready` holds the living only:
+        a death takes its creature out (`damage.kill`) and leaves its queue as it was."""
         self.sheets = {entity: build_sheet(entity, self.content)
                        for entity in self.by_id.values()}
         self.fighting = {entity for entity, sheet in self.sheets.items()
                          if sheet.vitals.alive and sheet.combat.fighting}
         self.stunned = {entity for entity, sheet in self.sheets.items()
                         if sheet.has("stun") or sheet.has("weak_stun")}
-        self.ready = {entity for entity in self.by_id.values()
-                      if esper.component_for_entity(entity, ActionQueue).pending}
+        self.ready = {entity for entity, sheet in self.sheets.items() if sheet.vitals.alive
+                      and esper.component_for_entity(entity, ActionQueue).pending}
         rebuild_status_index(self)
         rebuild_fought_by(self)
         rebuild_minded(self)

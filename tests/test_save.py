@@ -625,3 +625,138 @@ def test_well_sealed_but_malformed_payload_is_a_save_error(tmp_path, payload):
     assert "malformed save payload" in _load_error(path)
     gc.collect()  # the half-built world may sit in the exception's traceback cycle
     assert set(esper.list_worlds()) <= contexts | {"default"}
+
+
+# -- what a load derives: statuses index, ready set (issue: save/continue) ----------------
+# A 6x3 room: "a" and "v" two cells apart (no melee), a pool at the east end.
+QUIET = """
+name = "quiet"
+pulses = 40
+[map]
+rows = ["....~~", "....~~", "......"]
+[[creatures]]
+id = "a"
+at = [0, 1]
+hp = 30
+[[creatures]]
+id = "v"
+at = [2, 1]
+hp = 30
+"""
+
+
+def _kill(world: affray.World, creature_id: str) -> None:
+    """Kill a creature between pulses (raw scripted damage, the API's own way)."""
+    with pytest.raises(affray.VictimDeath):
+        world.damage(None, creature_id, 1000, "other", cause="raw")
+
+
+def _continued(world: affray.World, path: Path, settle: bool = False) -> affray.World:
+    """Save `world`, load it, and finish both the same way; returns the loaded world."""
+    world.save(path)
+    loaded = affray.load_world(path)
+    for each in (world, loaded):
+        if settle:
+            each.run(until="settled")
+        each.run()
+    return loaded
+
+
+def test_a_creature_killed_with_statuses_loses_them_at_the_next_look_after_a_load_too(
+        tmp_path):
+    """R-ENG-3, R-STAT-4: "v" dies poisoned (of something else) at pulse 1; the status
+    step forgets a dead creature's statuses at its next look (pulse 12, the poison's
+    tick). Saved while "v" is dead and still poisoned, the loaded world forgets them
+    there too: the same final snapshot (it kept them for good before the fix)."""
+    world = world_from_text(QUIET.replace('id = "v"\nat = [2, 1]\n',
+                                          'id = "v"\nat = [2, 1]\nstatuses = { poisoned = 2 '
+                                          '}\n'))
+    try:
+        world.run(1)
+        _kill(world, "v")
+        assert world.snapshot()["creatures"]["v"]["statuses"] == {"poisoned": 2}
+        loaded = _continued(world, tmp_path / "dead.sav")
+        try:
+            assert world.snapshot()["creatures"]["v"]["statuses"] == {}
+            assert loaded.snapshot() == world.snapshot()
+            assert _log(loaded) == _log(world)
+        finally:
+            loaded.close()
+    finally:
+        world.close()
+
+
+def test_a_status_ended_early_keeps_the_world_s_status_pulse_across_a_save(tmp_path):
+    """R-ENG-3, R-STAT-1: "v" burns from pulse 0 (ticks at 4, 8, ...) and walks into the
+    pool at pulse 5, which puts the fire out; the world still looks at statuses at
+    pulse 8, then has nothing left to do. Saved at pulse 6, the loaded world keeps that
+    pulse 8 (it is saved): it settles where the straight run settles, pulse 9, and a
+    creature killed meanwhile loses its statuses there too (before the fix the load
+    worked out the poison's pulse 12 from the statuses' times and settled at once)."""
+    text = QUIET.replace('id = "v"\nat = [2, 1]\n',
+                         'id = "v"\nat = [3, 1]\nstatuses = { burning = 1 }\n')
+    text = text.replace('id = "a"\nat = [0, 1]\n',
+                        'id = "a"\nat = [0, 1]\nstatuses = { poisoned = 1 }\n')
+    text += '[[actions]]\npulse = 5\nactor = "v"\nmove = [4, 1]\n'
+    world = world_from_text(text)
+    try:
+        world.run(6)
+        assert world.snapshot()["creatures"]["v"]["statuses"] == {}
+        assert world.status_due == 8
+        _kill(world, "a")
+        loaded = _continued(world, tmp_path / "early.sav", settle=True)
+        try:
+            settled = [e.pulse for e in world.events if e.kind == "settled"]
+            assert settled == [9]
+            assert _log(loaded) == _log(world)
+            assert loaded.snapshot() == world.snapshot()
+            assert loaded.snapshot()["creatures"]["a"]["statuses"] == {}
+        finally:
+            loaded.close()
+    finally:
+        world.close()
+
+
+def test_a_dead_creature_s_queued_actions_do_not_keep_a_loaded_world_busy(tmp_path):
+    """R-ENG-3, R-LAG-2: "a" dies with a move waiting behind 20 pulses of wait; a death
+    takes it out of the ready set (its queue stays as it was). The loaded world is not
+    ready for it either: it settles at once, as the straight run does (before the fix it
+    ran on to pulse 21 to pop the dead's move, and settled there)."""
+    world = world_from_text(QUIET)
+    try:
+        world.run(1)
+        world.set_wait("a", 20)
+        world.submit(affray.Move(actor="a", to=(1, 1)))
+        _kill(world, "a")
+        assert world.component("a", ActionQueue).pending
+        loaded = _continued(world, tmp_path / "queue.sav", settle=True)
+        try:
+            assert [e.pulse for e in world.events if e.kind == "settled"] == [1]
+            assert _log(loaded) == _log(world)
+            assert loaded.snapshot() == world.snapshot()
+        finally:
+            loaded.close()
+    finally:
+        world.close()
+
+
+def test_a_save_without_the_status_pulse_works_it_out_from_the_statuses(tmp_path):
+    """R-ENG-3: a save written before the status pulse was saved (no `status_due`) loads,
+    with the pulse worked out from the statuses' times."""
+    world = world_from_text(QUIET.replace('id = "v"\nat = [2, 1]\n',
+                                          'id = "v"\nat = [2, 1]\nstatuses = { burning = 1 '
+                                          '}\n'))
+    try:
+        world.run(2)
+        world.save(tmp_path / "new.sav")
+    finally:
+        world.close()
+    header, payload = _read(tmp_path / "new.sav")
+    body = json.loads(payload)
+    assert body["status_due"] == 4
+    del body["status_due"]
+    raw = json.dumps(body).encode()
+    header.update(length=len(raw), sha256=hashlib.sha256(raw).hexdigest())
+    (tmp_path / "old.sav").write_bytes(json.dumps(header).encode() + b"\n" + raw)
+    with affray.load_world(tmp_path / "old.sav") as loaded:
+        assert loaded.status_due == 4

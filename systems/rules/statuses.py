@@ -196,7 +196,16 @@ def _recompute_due(world: World) -> None:
 
 
 def rebuild_status_index(world: World) -> None:
-    """After a load: the afflicted set and the next due pulse, from the components."""
+    """After a load: the afflicted set and the next due pulse, from the components, as
+    an unsaved run holds them (R-ENG-3).
+
+    The dead are afflicted too while they still carry statuses: a creature killed by
+    anything but a status tick keeps its statuses until the next status look, which
+    forgets them (`_forget`, no event). Leaving the dead out kept their statuses for good
+    after a load. The due pulse is the earliest tick or end; a save that recorded the
+    world's own due pulse (it can be earlier, after a status ended early) restores that
+    one over it (`affray.save`).
+    """
     world.afflicted = {entity for entity, sheet in world.sheets.items()
-                       if sheet.vitals.alive and sheet.statuses.degrees}
+                       if sheet.statuses.degrees}
     _recompute_due(world)
