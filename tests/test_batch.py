@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+import re
+import sys
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import pyarrow as pa
 import pytest
@@ -20,6 +22,7 @@ from affray.cli import main
 from affray.report import read_table, summarize, wilson, write_table
 from affray.scenario import builtin_scenario, load_scenario
 
+batch_module = sys.modules["affray.batch"]  # `affray.batch` is the function
 DUEL = builtin_scenario("duel")
 DUEL_IDS = ("warrior", "orc")
 
@@ -145,16 +148,193 @@ def test_a_run_that_raises_is_a_row_with_its_error(monkeypatch):
     assert (summary["runs"], summary["errors"], summary["creatures"][0]["runs"]) == (3, 1, 2)
 
 
-def test_bad_batch_arguments_are_usage_errors(tmp_path):
-    with pytest.raises(affray.AffrayError, match="runs must be 0 or more"):
-        batch(DUEL, runs=-1)
-    with pytest.raises(affray.AffrayError, match="workers must be 1 or more"):
-        batch(DUEL, runs=1, workers=0)
-    with pytest.raises(affray.AffrayError, match="backend must be one of local, dask"):
-        batch(DUEL, runs=1, backend="spark")
+THREADS = object()  # stands for a thread pool, made in the test
+BAD_ARGUMENTS = {
+    "runs_negative": ({"runs": -1}, "runs must be 0 or more, got -1"),
+    "runs_a_float": ({"runs": 2.0}, "runs must be a whole number, got 2.0"),
+    "runs_text": ({"runs": "3"}, "runs must be a whole number, got '3'"),
+    "runs_a_bool": ({"runs": True}, "runs must be a whole number, got True"),
+    "runs_past_the_last_seed": ({"runs": 2, "seed": 2**63 - 1}, "runs must be at most 1, got 2"),
+    "runs_2_63_and_1": ({"runs": 2**63 + 1},
+                        "runs must be at most 9,223,372,036,854,775,808"),
+    "seed_negative": ({"seed": -1}, "seed must be 0 or more, got -1"),
+    "seed_2_63": ({"seed": 2**63}, "seed must be at most 9,223,372,036,854,775,807"),
+    "seed_none": ({"seed": None}, "seed must be a whole number, got None"),
+    "workers_0": ({"workers": 0}, "workers must be 1 or more, got 0"),
+    "workers_a_million": ({"workers": 10**6}, "workers must be at most 256"),
+    "workers_text": ({"workers": "2"}, "workers must be a whole number"),
+    "chunk_size_negative": ({"chunk_size": -1}, "chunk_size must be 1 or more, got -1"),
+    "chunk_size_0": ({"chunk_size": 0}, "chunk_size must be 1 or more, got 0"),
+    "chunk_size_a_million": ({"chunk_size": 10**6}, "chunk_size must be at most 10,000"),
+    "chunk_size_a_float": ({"chunk_size": 1.5}, "chunk_size must be a whole number"),
+    "backend_spark": ({"backend": "spark"}, "backend must be one of local, dask"),
+    "backend_none": ({"backend": None}, "backend must be one of local, dask"),
+    "scheduler_without_dask": ({"scheduler": "tcp://127.0.0.1:8786"},
+                               "scheduler= is a Dask scheduler's address: it needs "
+                               "backend='dask'"),
+    "scheduler_not_an_address": ({"backend": "dask", "scheduler": "nonsense"},
+                                 "scheduler 'nonsense' is not a Dask address"),
+    "scheduler_empty": ({"backend": "dask", "scheduler": " "},
+                        "scheduler must be a Dask scheduler's address"),
+    "scheduler_a_number": ({"backend": "dask", "scheduler": 8786},
+                           "scheduler must be a Dask scheduler's address"),
+    "executor_not_one": ({"executor": "threads"},
+                         "executor must be a concurrent.futures.Executor, got str"),
+    "executor_and_dask": ({"executor": THREADS, "backend": "dask"},
+                          "give an executor or backend='dask'"),
+    "progress_not_callable": ({"progress": 3}, "progress must be a function"),
+    "scenario_a_number": ({"scenario": 3}, "scenario must be a file path"),
+    "scenario_empty": ({"scenario": ""}, "scenario is an empty string"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARGUMENTS))
+def test_bad_batch_arguments_are_usage_errors_before_any_work(case, monkeypatch):
+    """Every misuse of `batch` is a UsageError with a clear message, raised before the
+    scenario is even read: a negative chunk size used to give 0 rows, seed=-1 a table of
+    error rows, a scheduler without backend="dask" was ignored, a string a bare error."""
+    arguments, message = BAD_ARGUMENTS[case]
+    monkeypatch.setattr(sys.modules["affray.batch"], "prepare",
+                        lambda *_: pytest.fail("the scenario was read before the check"))
+    with ThreadPoolExecutor(max_workers=1) as threads:
+        call = {"scenario": DUEL, "runs": 1, **arguments}
+        call = {key: threads if value is THREADS else value for key, value in call.items()}
+        with pytest.raises(affray.UsageError, match=re.escape(f"batch: {message}")):
+            batch(**call)
+
+
+def test_bad_scenarios_and_zero_runs(tmp_path):
+    """A missing file is a ScenarioError naming it; 0 runs is an empty table with the
+    batch's columns (a script may well ask for none)."""
     with pytest.raises(affray.ScenarioError, match="cannot read"):
         batch(tmp_path / "missing.toml", runs=1)
-    assert batch(DUEL, runs=0).num_rows == 0
+    empty = batch(DUEL, runs=0)
+    assert empty.num_rows == 0 and "warrior.alive" in empty.column_names
+
+
+def test_the_last_seed_is_2_63_minus_1():
+    """Seeds go up to a World's last seed, 2**63 - 1 (an int64 column holds it); one
+    past it is refused (above) rather than an OverflowError after the runs."""
+    (row,) = batch(DUEL, runs=1, seed=2**63 - 1).to_pylist()
+    assert (row["run"], row["seed"], row["error"]) == (0, 2**63 - 1, None)
+    assert row == batch(DUEL, runs=1, seed=2**63 - 1, workers=2).to_pylist()[0]
+
+
+class _CountingThreads(ThreadPoolExecutor):
+    """A thread pool that notes, at each submit, how many of its tasks are not done."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(max_workers=workers)
+        self.futures: list = []
+        self.busy_at_submit: list[int] = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.busy_at_submit.append(sum(not future.done() for future in self.futures))
+        future = super().submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+
+def test_tasks_go_out_as_workers_free_up():
+    """At most 2 tasks per worker are in flight: a task is submitted only when one of
+    those finished, and the rows are the same (they used to be submitted all at once)."""
+    with _CountingThreads(2) as threads:
+        table = batch(DUEL, runs=24, seed=1, executor=threads, chunk_size=1)
+    assert len(threads.busy_at_submit) == 24
+    assert max(threads.busy_at_submit) <= 3  # the 4th in flight is the one submitted
+    assert table.equals(batch(DUEL, runs=24, seed=1))
+
+
+class _Refuses(Executor):
+    """An executor that takes no task: it records the first and raises."""
+
+    def __init__(self) -> None:
+        self.asked: list = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.asked.append(args[1])
+        raise _Stop
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_billion_runs_start_without_building_every_task():
+    """`runs=10**9` builds its tasks as they are submitted: the first task (100 runs)
+    goes out at once. Every task used to be built first: 10**9 (run, seed) pairs, about
+    5.5 GB, a MemoryError before the first run."""
+    executor = _Refuses()
+    with pytest.raises(_Stop):
+        batch(DUEL, runs=10**9, seed=5, executor=executor)
+    assert executor.asked == [[(run, 5 + run) for run in range(100)]]
+    assert batch_module.task_size(10**9, 1) == 100
+
+
+# -- lost workers (the test seam: affray.batch.TEST_EXIT_SEED) --------------------------
+def _without(table: pa.Table, seed: int) -> list[dict]:
+    return [row for row in table.to_pylist() if row["seed"] != seed]
+
+
+def test_a_worker_killed_once_loses_no_row(tmp_path, monkeypatch):
+    """A worker process that dies (the test seam ends it with os._exit just before seed
+    5) broke the process pool and lost the whole batch (BrokenProcessPool). Its task now
+    runs again on a fresh pool: every row, the same as a batch where nothing died."""
+    clean = batch(DUEL, runs=8, seed=2)
+    killed = tmp_path / "killed"
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "5")
+    monkeypatch.setenv(batch_module.TEST_EXIT_ONCE, str(killed))
+    table = batch(DUEL, runs=8, seed=2, workers=2)
+    assert killed.exists()  # the seam did end a worker
+    assert table.equals(clean)
+
+
+def test_a_run_that_always_kills_its_worker_is_an_error_row(monkeypatch):
+    """A run whose worker dies every time is tried on its own LOST_RUN_ATTEMPTS (3)
+    times, then kept as a row with its error; every other row is the same as a clean
+    batch's. The seam only ever fires in a worker: the 1-worker batch (in this
+    process) runs seed 5 as usual."""
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "5")
+    clean = batch(DUEL, runs=8, seed=2)
+    assert clean.to_pylist()[3]["error"] is None  # in process: no exit
+    table = batch(DUEL, runs=8, seed=2, workers=2, chunk_size=3)
+    lost = table.to_pylist()[3]
+    assert (lost["run"], lost["seed"]) == (3, 5)
+    assert lost["error"].startswith("WorkerLost: the worker process died running it 3 times "
+                                    "(last: BrokenProcessPool")
+    assert lost["pulses"] is None and lost["warrior.hp"] is None
+    assert _without(table, 5) == _without(clean, 5)
+    summary = summarize(table)
+    assert (summary["runs"], summary["errors"]) == (8, 1)
+
+
+def test_a_callers_broken_pool_is_replaced(tmp_path, monkeypatch):
+    """A caller's process pool that a dying worker breaks cannot take more tasks: the
+    batch goes on with a fresh pool of its own and loses no row."""
+    clean = batch(DUEL, runs=6, seed=0)
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "4")
+    monkeypatch.setenv(batch_module.TEST_EXIT_ONCE, str(tmp_path / "killed"))
+    with ProcessPoolExecutor(max_workers=2, mp_context=_context()) as pool:
+        table = batch(DUEL, runs=6, seed=0, executor=pool, chunk_size=2)
+    assert (tmp_path / "killed").exists()
+    assert table.equals(clean)
+
+
+def test_dask_keeps_the_rows_of_a_run_that_kills_its_workers(tmp_path, monkeypatch):
+    """On Dask's LocalCluster a run that kills every worker it lands on ended the batch
+    with KilledWorker; now it is an error row and the other rows are the clean batch's.
+    A worker killed once (the seam's once-file) loses nothing."""
+    pytest.importorskip("dask.distributed")
+    clean = batch(DUEL, runs=6, seed=2)
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "5")
+    table = batch(DUEL, runs=6, seed=2, workers=2, backend="dask")
+    lost = table.to_pylist()[3]
+    assert lost["error"].startswith("WorkerLost: the worker process died running it 3 times "
+                                    "(last: KilledWorker")
+    assert _without(table, 5) == _without(clean, 5)
+    monkeypatch.setenv(batch_module.TEST_EXIT_ONCE, str(tmp_path / "killed"))
+    assert batch(DUEL, runs=6, seed=2, workers=2, backend="dask").equals(clean)
+    assert (tmp_path / "killed").exists()
 
 
 def test_the_dask_backend_gives_the_same_rows():
@@ -244,9 +424,9 @@ def test_commands_refuse_bad_files(tmp_path, capsys):
     assert main(["report", str(bad)]) == 1
     assert "parquet or a .csv" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "none.parquet")]) == 1
-    assert "no such results file" in capsys.readouterr().err
+    assert "none.parquet: cannot read: No such file or directory" in capsys.readouterr().err
     assert main(["batch", str(DUEL), "--runs", "2", "--out", str(bad)]) == 1
-    assert "parquet or a .csv" in capsys.readouterr().err
+    assert "the file name must end in .parquet or .csv" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_info:
         main(["batch", str(DUEL), "--runs", "-1"])
     assert exit_info.value.code == 2
