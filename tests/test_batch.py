@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import subprocess
 import sys
+import urllib.error
+import urllib.request
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import pyarrow as pa
@@ -462,3 +466,176 @@ def test_batch_reads_a_scenario_as_run_does(tmp_path):
     latin.write_bytes(b'name = "caf\xe9"\n' + DUEL.read_bytes())
     with pytest.raises(affray.ScenarioError, match=r"latin.toml: not UTF-8 text: byte 0xe9"):
         prepare(latin)
+
+
+# -- the batch command: bounds, the Dask options, rows kept when --out fails ----------------
+def _cli(*args: str, env: dict[str, str] | None = None, timeout: int = 120
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "affray", *args], capture_output=True,
+                          text=True, timeout=timeout, check=False,
+                          env=None if env is None else {**os.environ, **env})
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--runs", "0"), "argument --runs: must be 1 or more, got 0"),
+    (("--runs", "2", "--seed", str(2**63 - 1)),
+     "batch: seeds 9223372036854775807..9223372036854775808 pass the last seed, 2**63 - 1: "
+     "at most 1 runs from seed 9223372036854775807"),
+    (("--runs", "1", "--seed", str(2**63)),
+     "argument --seed: must be at most 9,223,372,036,854,775,807, got "
+     "9,223,372,036,854,775,808"),
+    (("--runs", "2", "--scheduler", "tcp://127.0.0.1:8786"),
+     "batch: --scheduler is a Dask scheduler's address: it needs --backend dask"),
+])
+def test_batch_usage_errors_exit_2_before_any_run(args, message):
+    """`--runs 0` printed "seeds 0..-1" and exited 0; `--seed 2**63-1 --runs 2` died on
+    an OverflowError after the runs; a scheduler without the dask backend was ignored.
+    Each is now argparse's usage error, exit 2."""
+    result = _cli("batch", "duel", *args)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1].endswith(message)
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_batch_the_last_seed_runs():
+    """`--seed 2**63-1 --runs 1` is the last batch there is: it runs."""
+    result = _cli("batch", "duel", "--runs", "1", "--seed", str(2**63 - 1), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["summary"]["runs"] == 1
+
+
+def test_batch_a_bad_scheduler_is_a_message():
+    """A scheduler address Dask cannot parse was a ValueError traceback: now exit 1
+    with a message, before any run."""
+    pytest.importorskip("dask.distributed")
+    result = _cli("batch", "duel", "--runs", "2", "--backend", "dask", "--scheduler",
+                  "nonsense")
+    assert result.returncode == 1
+    assert result.stderr == ("affray: batch: scheduler 'nonsense' is not a Dask address "
+                             "(tcp://host:8786): missing port number in address 'nonsense'\n")
+
+
+def test_batch_rows_are_kept_when_the_table_cannot_be_written(tmp_path):
+    """A table whose write fails at the end (the checks passed: a link to /dev/full,
+    ENOSPC) is written to the temporary folder instead: exit 1, the message says where,
+    and that file holds every row. The rows used to be lost with a traceback."""
+    out = tmp_path / "results.csv"
+    os.symlink("/dev/full", out)
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    result = _cli("batch", "duel", "--runs", "4", "--seed", "3", "--out", str(out),
+                  "--json", env={"TMPDIR": str(spare)})
+    assert result.returncode == 1
+    (kept,) = spare.glob("affray-batch-*.csv")
+    assert result.stderr == (f"affray: {out}: could not write the batch's rows: Error "
+                             f"writing bytes to file. Detail: [errno 28] No space left on "
+                             f"device; the rows were written to {kept} instead\n")
+    assert json.loads(result.stdout)["out"] == str(kept)
+    assert summarize(read_table(kept)) == summarize(batch(DUEL, runs=4, seed=3))
+    assert read_table(kept).column("seed").to_pylist() == [3, 4, 5, 6]
+
+
+def test_batch_progress_bar_on_a_terminal():
+    """On a terminal the bar runs (no refresh thread: it redraws as tasks finish, so the
+    process pool never forks a threaded process) and reaches the runs' count."""
+    from test_cli import _on_a_terminal
+
+    shown = _on_a_terminal("batch", "duel", "--runs", "12", "--workers", "2",
+                           "--chunk-size", "2", env={"COLUMNS": "120"})
+    assert "12/12" in shown, shown
+    assert "Traceback" not in shown
+
+
+def test_bench_skips_the_rows_that_need_pyarrow(tmp_path, monkeypatch, capsys):
+    """After the quickstart's `pip install .` (no pyarrow) `affray bench` died with a
+    traceback in the batch rows. Those rows now say they skipped and why, in the table
+    and at the end; the rest of the duel benchmarks run; exit 0."""
+    from affray.benchmarks import runner, suite
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` fails
+    monkeypatch.setattr(runner, "BENCHMARKS", tuple(
+        (name, benchmark) for name, benchmark in suite.BENCHMARKS if name == "duels"))
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--quick", "--out", str(out)]) == 0
+    rows = {row["name"]: row for row in json.loads(out.read_text(encoding="utf-8"))}
+    for name in ("batch, 1 worker", "batch, 2 workers"):
+        assert rows[name]["skipped"] is True and rows[name]["ok"] is True
+        assert rows[name]["note"] == "skipped: needs pyarrow (pip install 'affray[batch]')"
+    assert rows["duel to the death (1 core)"]["skipped"] is False
+    assert rows["duel to the death (1 core)"]["repeats"] >= 1
+    printed = capsys.readouterr().out
+    assert ("skipped 2 rows: batch, 1 worker (skipped: needs pyarrow (pip install "
+            "'affray[batch]'))") in printed
+    assert "Traceback" not in printed
+
+
+def test_batch_and_report_without_pyarrow_say_what_to_install(tmp_path, monkeypatch, capsys):
+    """`report` without pyarrow was an ImportError traceback; both commands now say
+    which extra to install, exit 1."""
+    results = tmp_path / "r.csv"
+    write_table(batch(DUEL, runs=2), results)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    assert main(["report", str(results)]) == 1
+    assert capsys.readouterr().err == "affray: report needs pyarrow: pip install 'affray[batch]'\n"
+    assert main(["batch", "duel", "--runs", "2"]) == 1
+    assert capsys.readouterr().err == "affray: batch needs pyarrow: pip install 'affray[batch]'\n"
+
+
+# -- the local Dask cluster's security -------------------------------------------------------
+def _tls_reply(address: str, context=None) -> bytes | None:
+    """What a TLS client gets from `address`: the server's first bytes, or None when the
+    connection is refused. `context` None: a client with no certificate of its own (and
+    trusting any server's)."""
+    import socket
+    import ssl
+
+    if context is None:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    host, port = address.removeprefix("tls://").rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as raw, \
+                context.wrap_socket(raw) as tls:
+            tls.settimeout(10)
+            return tls.recv(64) or None
+    except (ssl.SSLError, ConnectionError):
+        return None
+
+
+def test_the_local_dask_cluster_takes_only_its_own_tls_connections():
+    """The local cluster listens on 127.0.0.1 over TLS with a certificate made for it:
+    a Client without it is refused, a TLS client without a certificate gets nothing;
+    its HTTP pages (info, JSON, health, metrics) are off. It used to take any local
+    connection on plain TCP. The batch gives the same rows on it (above)."""
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client
+
+    with batch_module.local_cluster(1) as (cluster, security):
+        address = cluster.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        with pytest.raises(TypeError, match="TLS expects a `ssl_context` argument"):
+            Client(address, timeout=5)
+        assert _tls_reply(address) is None
+        own = security.get_connection_args("client")["ssl_context"]
+        assert _tls_reply(address, own)  # the control: with its certificate, it talks
+        with Client(cluster, security=security) as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+            for worker in client.scheduler_info()["workers"]:
+                assert worker.startswith("tls://127.0.0.1:")
+        host_port = cluster.dashboard_link.split("://")[1].split("/")[0]
+        for page in ("/info/main/workers.html", "/json/counts.json", "/health", "/metrics"):
+            with pytest.raises(urllib.error.HTTPError, match="404"):
+                urllib.request.urlopen(f"http://{host_port}{page}", timeout=10)
+
+
+def test_an_unreachable_scheduler_is_a_usage_error():
+    """A scheduler nobody listens at (a closed port on this machine) was an OSError
+    traceback after Dask's connect timeout (1 s here): now a UsageError naming it."""
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), \
+            pytest.raises(affray.UsageError,
+                          match=re.escape("batch: cannot reach the Dask scheduler at "
+                                          "tcp://127.0.0.1:9: ")):
+        batch(DUEL, runs=1, backend="dask", scheduler="tcp://127.0.0.1:9")
