@@ -44,6 +44,9 @@ class Creature:
     undead: bool = False
     immortal: bool = False
     npc_tier: int = 0
+    # R-SIDE-1: the side it is on; minds never target their own side. Resolved at
+    # creation: "players" for a player character, "npcs" otherwise, unless given.
+    side: str = "npcs"
 
 
 @component
@@ -59,6 +62,11 @@ class Vitals:
     # The pulse `move` was last brought up to date: regeneration is computed lazily from
     # the pulses since (systems/rules/blow.py `refresh_move`), never by a per-pulse pass.
     move_pulse: int = 0
+    # R-BOOK-2: mana, spent by casts from mana when the world's `casting.mana` is on,
+    # regenerated lazily like movement (`spellbook.refresh_mana`) from `mana_pulse`.
+    mana: int = 100
+    max_mana: int = 100
+    mana_pulse: int = 0
 
 
 @component
@@ -190,3 +198,23 @@ class Combat:
 
     fighting: str | None = None
     rounds: int = 0
+
+
+@component
+@dataclass(slots=True)
+class Mind:
+    """A creature's mind and what it remembers (R-MIND-1..7): the mind's name (None: no
+    mind, it acts only when told), the foe it is after and the cell it last saw it on
+    (followed when it is out of sight, R-MIND-3), whether it is fleeing (R-MIND-5), and
+    the first pulse it may try a spell again (R-MIND-6). Saved with the world."""
+
+    name: str | None = None
+    target: str | None = None
+    last_seen: tuple[int, int] | None = None
+    fleeing: bool = False
+    next_cast: int = 0
+    # When it last found nothing to do: the log's length then (-1: it did something),
+    # and the pulse it asked to be looked at again whatever happens (-1: none). Saved,
+    # so a loaded world asks the same minds at the same pulses (R-MIND-7).
+    idle_since: int = -1
+    wake: int = -1

@@ -8,7 +8,7 @@
 
 The public API is SCENARIO.md's: `load_scenario`, `World` (run, tick, submit, events,
 snapshot, save), `load_world`, `batch`, the actions `Attack`, `Cast`, `Move`, and the
-errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`, and
+errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`, `HookError`, and
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
@@ -20,6 +20,7 @@ from affray.errors import (
     AffrayError,
     ClosedWorldError,
     ContentError,
+    HookError,
     SaveError,
     ScenarioError,
     UnknownCreatureError,
@@ -40,6 +41,7 @@ __all__ = [
     "ClosedWorldError",
     "Content",
     "ContentError",
+    "HookError",
     "Move",
     "SaveError",
     "ScenarioError",

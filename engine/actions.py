@@ -8,7 +8,7 @@ queue is a component, so pending actions are saved with the world.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from msgspec import Struct
 
@@ -29,9 +29,12 @@ class Action(Struct, frozen=True, kw_only=True, tag_field="action", tag=str.lowe
 
 
 class Attack(Action, frozen=True, kw_only=True):
-    """Start fighting `target` (a creature id); rounds follow every 12 pulses."""
+    """Start fighting `target` (a creature id); rounds follow every 12 pulses. `why` is
+    the `fight` event's reason (R-ACT-3): "scripted" for a script or a game, a mind's
+    "aggressive" or "assist"."""
 
     target: str
+    why: Literal["scripted", "aggressive", "assist"] = "scripted"
 
 
 class Cast(Action, frozen=True, kw_only=True):
@@ -48,7 +51,12 @@ class Move(Action, frozen=True, kw_only=True):
     to: Cell
 
 
-AnyAction = Attack | Cast | Move
+class Flee(Move, frozen=True, kw_only=True):
+    """A wimpy step away from its foes (R-MIND-5): a `fled` event instead of `moved`,
+    and the fights it leaves end with why "fled"."""
+
+
+AnyAction = Attack | Cast | Move | Flee
 
 
 def action_name(action: Action) -> str:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from affray.errors import ScenarioError, UsageError
+from affray.esper_context import keeps_esper_world
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -413,6 +414,7 @@ class _Rows:
         return self.pa.concat_tables([self.tables[first] for first in sorted(self.tables)])
 
 
+@keeps_esper_world
 def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
           executor: Executor | None = None, *, backend: str = "local",
           scheduler: str | None = None, chunk_size: int | None = None,

@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--seed", type=_count, default=None, help="override the file's seed")
     replay.add_argument("--pulses", type=_count, default=None,
                         help="record this many pulses (default: to the scenario's end)")
+    replay.add_argument("--until", choices=("settled",), default=None,
+                        help="stop early once nothing more can happen")
 
     demo = sub.add_parser("demo", help="run the built-in demo scenario")
     demo.add_argument("--json", action="store_true")
@@ -133,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
          until: str | None = None, quiet: bool = False) -> int:
     from affray.scenario import load_scenario
-    from affray.summary import print_summary, run_with_progress, summarize
+    from affray.summary import print_summary, run_footer, run_with_progress, summarize
     from affray.text import render_log
 
     world = load_scenario(path, seed=seed)
@@ -150,7 +152,7 @@ def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
                 print(line)
             print()
             print_summary(summary)
-            print(f"-- {world.name or path}: {world.pulse} pulses, seed {world.seed}")
+            print(run_footer(world, world.name or path))
     finally:
         world.close()
     return 0
@@ -219,14 +221,15 @@ def _render(path: str, png: str | None, pulse: int | None, seed: int | None) -> 
     return 0
 
 
-def _replay(path: str, out: str, seed: int | None, pulses: int | None) -> int:
+def _replay(path: str, out: str, seed: int | None, pulses: int | None,
+            until: str | None = None) -> int:
     from affray.render import open_world
+    from affray.replay import describe_page
 
     world = open_world(path, seed)
     try:
-        written = world.replay_html(out, pulses)
-        print(f"wrote {written}: pulses {world.recorder.start_pulse}-{world.pulse}, "
-              f"{written.stat().st_size} bytes")
+        written = world.replay_html(out, pulses, until=until)
+        print(describe_page(world, written))
     finally:
         world.close()
     return 0
@@ -248,11 +251,24 @@ def _schedule() -> int:
 # The file each command writes: (option, what it holds, the endings it may have).
 OUTPUTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "replay": ("out", "the replay page", ()),
-    "render": ("png", "the PNG", (".png", ".PNG")),
-    "report": ("png", "the plots", (".png", ".PNG")),
+    "render": ("png", "the PNG", ()),
+    "report": ("png", "the plots", ()),
     "bench": ("out", "the benchmark results", ()),
     "batch": ("out", "the batch's rows", (".parquet", ".csv")),
 }
+
+
+def _output(args: argparse.Namespace) -> str | None:
+    """The file the command will write, if any: a PNG's name gets `.png` when it has
+    none (`affray.render.png_path`: `--png picture` writes picture.png)."""
+    if args.command not in OUTPUTS:
+        return None
+    target: str | None = getattr(args, OUTPUTS[args.command][0])
+    if target is None or args.command not in ("render", "report") or not target:
+        return target
+    from affray.render import png_path
+
+    return str(png_path(target))
 
 
 def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -291,12 +307,10 @@ def _check_files(args: argparse.Namespace) -> None:
         _needs_pyarrow("report")
         source = str(input_file(args.results, UsageError, limit=None,
                                 what="a batch's results"))
-    if args.command not in OUTPUTS:
-        return
-    option, what, suffixes = OUTPUTS[args.command]
-    target = getattr(args, option)
+    target = _output(args)
     if target is None:
         return
+    _, what, suffixes = OUTPUTS[args.command]
     if args.command == "batch":
         _needs_pyarrow("batch")
     if source is not None and _same_file(source, target):
@@ -329,9 +343,9 @@ def _needs_pyarrow(command: str) -> None:
 def _write_failed(args: argparse.Namespace, error: OSError) -> str:
     """The message for an OSError that escaped a command: the write of its output."""
     reason = error.strerror or str(error)
-    if args.command in OUTPUTS and getattr(args, OUTPUTS[args.command][0]) is not None:
-        option, what, _ = OUTPUTS[args.command]
-        return f"{getattr(args, option)}: could not write {what}: {reason}"
+    target = _output(args)
+    if target is not None:
+        return f"{target}: could not write {OUTPUTS[args.command][1]}: {reason}"
     return f"{error.filename or args.command}: {reason}"
 
 
@@ -443,18 +457,21 @@ def _report(args: argparse.Namespace) -> int:
     table = read_table(args.results)
     check_table(table, args.results)
     summary = summarize(table)
+    written = None
     if args.png:
-        with writing(args.png, "the plots"):
-            plot(table, args.png, title=f"{Path(args.results).name}: {summary['runs']:,} runs")
+        with writing(_output(args) or args.png, "the plots"):
+            written = plot(table, args.png,
+                           title=f"{Path(args.results).name}: {summary['runs']:,} runs")
     if args.json:
-        print(json.dumps({"results": args.results, "summary": summary, "png": args.png}))
+        print(json.dumps({"results": args.results, "summary": summary,
+                          "png": None if written is None else str(written)}))
         return 0
     console = Console()
     if not console.is_terminal:
         console = Console(width=150)
     render(summary, Path(args.results).name, console)
-    if args.png:
-        print(f"plots written to {args.png}")
+    if written is not None:
+        print(f"plots written to {written}")
     return 0
 
 
@@ -489,7 +506,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "render":
             return _render(args.scenario, args.png, args.pulse, args.seed)
         if args.command == "replay":
-            return _replay(args.scenario, args.out, args.seed, args.pulses)
+            return _replay(args.scenario, args.out, args.seed, args.pulses, args.until)
         if args.command == "demo":
             from affray.scenario import builtin_scenario
 

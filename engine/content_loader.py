@@ -31,6 +31,7 @@ from affray.defs import (
     ItemClassDef,
     ItemDef,
     MaterialDef,
+    MindDef,
     ProfessionDef,
     SavesConfig,
     SpellDef,
@@ -52,6 +53,7 @@ NAMED_KINDS: dict[str, type] = {
     "statuses": StatusDef,
     "creatures": CreatureTemplate,
     "floor_loss": FloorLossDef,
+    "minds": MindDef,
 }
 # Kinds that are one table each (configs), deep-merged when layered.
 SINGLE_KINDS: dict[str, type] = {
@@ -84,6 +86,7 @@ class Content:
     statuses: Mapping[str, StatusDef]
     creatures: Mapping[str, CreatureTemplate]
     floor_loss: Mapping[str, FloorLossDef]
+    minds: Mapping[str, MindDef]
     # Where each entry came from, for error messages: (kind, name) -> file.
     origin: Mapping[tuple[str, str], str] = field(default_factory=dict)
     # Derived lookups, filled by __post_init__.
@@ -405,6 +408,9 @@ def check_references(content: Content) -> None:
     for column in (*dmg.armor_column.values(),):
         need(column in ARMOR_COLUMNS, "damage", "", "armor_column",
              f"unknown armor column {column!r}")
+    for name, mind in content.minds.items():
+        for spell in mind.spells:
+            need(spell in content.spells, "minds", name, "spells", f"unknown spell {spell!r}")
     from affray.creatures import check_template  # local: creatures imports this module
 
     for name, template in content.creatures.items():

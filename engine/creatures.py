@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import msgspec
@@ -24,6 +24,7 @@ from affray.components import (
     Equipment,
     Immunities,
     Level,
+    Mind,
     Offense,
     Skills,
     Stats,
@@ -89,7 +90,7 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     for name in pick("defences", fields) or ():
         if name not in DEFENCE_NAMES:  # known, even if a game dropped it from the chain
             return "defences", f"unknown defence {name!r}"
-    problem = check_spell_level_fields(fields)
+    problem = check_spell_level_fields(fields) or check_mind_fields(content, fields)
     if problem:
         return problem
     return (_check_gear(content, fields) or _check_ranges(fields)
@@ -227,6 +228,22 @@ def check_spell_level_fields(fields: CreatureFields) -> tuple[str, str] | None:
     return None
 
 
+def check_mind_fields(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
+    """SPEC section 16's fields: a mind content defines or a game registered
+    (`affray.register_mind`), mana no more than max_mana."""
+    from affray.systems.rules.minds import registered_minds
+
+    mind = pick("mind", fields)
+    if mind is not None and mind not in content.minds and mind not in registered_minds():
+        known = sorted({*content.minds, *registered_minds()})
+        return "mind", (f"unknown mind {mind!r} (known: {', '.join(known)}; a game's own "
+                        f"must be registered with affray.register_mind before loading)")
+    mana, max_mana = pick("mana", fields), pick("max_mana", fields)
+    if mana is not None and max_mana is not None and mana > max_mana:
+        return "mana", f"{mana} is more than max_mana {max_mana}"
+    return None
+
+
 @dataclass(slots=True)
 class CreatureValues:
     """The resolved components of one creature, before it has an entity."""
@@ -248,6 +265,8 @@ class CreatureValues:
     skills: Skills
     equipment: Equipment
     combat: Combat
+    side: str = "npcs"
+    mind: Mind = field(default_factory=Mind)
 
 
 def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None,
@@ -301,6 +320,7 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     imm = content.bits_of(get("imm", []))
     res = content.bits_of(get("res", []))
     player = bool(get("player", False))
+    max_mana = get("max_mana", get("mana", 100))
     return CreatureValues(
         profession=get("profession", "mobile"),
         race=get("race", "human"),
@@ -309,7 +329,8 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
         immortal=bool(get("immortal", False)),
         npc_tier=int(get("npc_tier", 0)),
         vitals=Vitals(hp=hp, max_hp=max_hp, move=get("move", 100),
-                      position=get("position", "standing")),
+                      position=get("position", "standing"), mana=get("mana", max_mana),
+                      max_mana=max_mana),
         level=Level(level=get("level", 1), remorts=get("remorts", 0),
                     alignment=get("alignment", 0), clan=get("clan"),
                     religion=None if get("religion") == "none" else get("religion"),
@@ -326,6 +347,8 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
         skills=Skills(learned=dict(get("skills", {}))),
         equipment=Equipment(wield=get("wield"), worn=worn, second=get("second_wield")),
         combat=Combat(fighting=fighting),
+        side=get("side", "players" if player else "npcs"),  # R-SIDE-1
+        mind=Mind(name=get("mind")),
     )
 
 

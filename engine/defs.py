@@ -167,6 +167,12 @@ class CreatureFields(Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     clan: str | UnsetType = UNSET
     religion: str | UnsetType = UNSET
     skill_level_bonus: int | UnsetType = UNSET
+    # SPEC section 16: the side (R-SIDE-1), the mind (R-MIND-1; a content mind or a
+    # game's registered one), and mana (R-BOOK-2; max_mana defaults to mana).
+    side: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | UnsetType = UNSET
+    mind: str | UnsetType = UNSET
+    mana: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] | UnsetType = UNSET
+    max_mana: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] | UnsetType = UNSET
 
 
 class CreatureTemplate(CreatureFields, frozen=True):
@@ -248,6 +254,8 @@ class SpellDef(Def, frozen=True, kw_only=True):
     daze: int = 0
     stun: Literal["none", "stun", "weak_stun"] = "none"
     dispel: bool = False
+    # R-BOOK-2: what a cast from mana costs when the world's `casting.mana` is on.
+    mana: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 0
     description: str = ""
 
 
@@ -447,6 +455,43 @@ class LimitsConfig(Def, frozen=True, kw_only=True):
     max_stack: int = 1_000_000
 
 
+Percent = Annotated[int, msgspec.Meta(ge=0, le=100)]
+
+
+class MindDef(Def, frozen=True, kw_only=True):
+    """A mind (`[minds.<name>]`, SPEC section 16): the traits the built-in mind reads.
+
+    aggressive: it attacks the nearest foe it sees (R-MIND-3); assist: it joins the
+    fights of its side that it sees (R-MIND-4); wimpy: it flees below this percent of
+    its maximum hit points, 0 never (R-MIND-5), rolling `wimpy_chance` percent at each
+    round's check; sight: how far it sees, in cells (R-MIND-2); spells: its spell list,
+    cast with `cast_chance` percent at most once every `cast_every` pulses with a foe in
+    sight (R-MIND-6, R-BOOK-1); keep_range: the cells it keeps from its nearest foe."""
+
+    aggressive: bool = False
+    assist: bool = False
+    wimpy: Percent = 0
+    wimpy_chance: Percent = 25
+    sight: Annotated[int, msgspec.Meta(ge=0, le=64)] = 8
+    spells: tuple[str, ...] = ()
+    cast_chance: Percent = 60
+    cast_every: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 16
+    keep_range: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
+    description: str = ""
+
+
+class CastingConfig(Def, frozen=True, kw_only=True):
+    """Spell lists and mana (R-BOOK-1, R-BOOK-2); both off by default, so scripts and
+    games cast freely, as a game master would. Mana comes back every `regen_pulses`
+    pulses (once a second, as the source's gainMana): max(1, (wis + 2 * int + level) //
+    `regen_divisor`), the source's base gain over its /16, without its random share."""
+
+    known_only: bool = False
+    mana: bool = False
+    regen_pulses: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 4
+    regen_divisor: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 16
+
+
 class WorldConfig(Def, frozen=True, kw_only=True):
     """World-level knobs: action waits, ice thickness, fire length, falls; the affects
     and skills a creature may carry, and the sanity limits on numbers."""
@@ -468,6 +513,7 @@ class WorldConfig(Def, frozen=True, kw_only=True):
     skills: tuple[str, ...] = ()
     chain_lightning: ChainConfig = ChainConfig()
     limits: LimitsConfig = LimitsConfig()
+    casting: CastingConfig = CastingConfig()
 
 
 def decode_error_field(error: msgspec.ValidationError) -> tuple[str, str]:

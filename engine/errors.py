@@ -51,3 +51,10 @@ class UsageError(AffrayError, TypeError, ValueError):
 
 class ClosedWorldError(AffrayError, RuntimeError):
     """A World was used after `close()`. Also a RuntimeError (what it raised before)."""
+
+
+class HookError(AffrayError):
+    """A game's hook, modifier or registered step raised inside a tick. The world was
+    left part-way through the pulse (some systems ran, some did not), so it refuses
+    further ticks until it is rebuilt or loaded from a save; the message names the
+    hook, its owner and the pulse, and the hook's own exception is the `__cause__`."""

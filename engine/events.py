@@ -272,6 +272,29 @@ class Moved(NamedTuple):
     to: Cell
 
 
+@event("fight")
+class Fight(NamedTuple):
+    """`source` starts or stops fighting `target` (R-ACT-1..3). `why`: attacked (it was
+    attacked), aggressive and assist (a mind's choice), scripted (a scenario, a game's
+    Attack or `start_fight`), foe_died, apart (no longer beside), fled."""
+
+    pulse: int
+    source: str
+    target: str
+    change: str
+    why: str
+
+
+@event("fled")
+class Fled(NamedTuple):
+    """A wimpy creature's step away from its foes (R-MIND-5)."""
+
+    pulse: int
+    target: str
+    from_: Cell
+    to: Cell
+
+
 @event("settled")
 class Settled(NamedTuple):
     """Nothing is left to happen from this pulse on: no fight, no queued or scenario

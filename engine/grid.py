@@ -51,7 +51,7 @@ class Grid:
     """Terrain, ice thickness, shut doors, occupancy and water-body labels."""
 
     __slots__ = ("body", "dirty", "height", "ice_cm", "labellings", "occupant", "shut",
-                 "terrain", "width")
+                 "terrain", "version", "width")
 
     def __init__(self, terrain: np.ndarray, ice_cm: np.ndarray | None = None) -> None:
         if terrain.ndim != 2:
@@ -68,6 +68,10 @@ class Grid:
         self.body = np.zeros(self.terrain.shape, dtype=np.int32)
         self.dirty = True
         self.labellings = 0
+        # Counts every change of what blocks a step or sight (terrain, doors, who stands
+        # where): minds reuse their fields of view and distance maps while it stands
+        # still (affray.systems.rules.sight). Never saved: caches start empty on load.
+        self.version = 0
 
     def copy(self) -> Grid:
         """An independent copy: every array copied, the labelling state kept. A prepared
@@ -80,6 +84,7 @@ class Grid:
         grid.body = self.body.copy()
         grid.height, grid.width = self.height, self.width
         grid.dirty, grid.labellings = self.dirty, self.labellings
+        grid.version = 0
         return grid
 
     # -- cells -----------------------------------------------------------------
@@ -110,6 +115,7 @@ class Grid:
         self.terrain[y, x] = terrain
         self.ice_cm[y, x] = ice_cm if terrain == Terrain.ICE else 0
         self.dirty = True
+        self.version += 1
 
     # -- water bodies ------------------------------------------------------------
     def label_water(self) -> tuple[np.ndarray, int]:

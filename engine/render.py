@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from affray.errors import AffrayError, SaveError, ScenarioError
+from affray.esper_context import keeps_esper_world
 from affray.replay import PALETTE, creature_meta, frame_of, item_symbols
 
 if TYPE_CHECKING:
@@ -22,10 +23,12 @@ if TYPE_CHECKING:
 
 FIRE = "^"
 CHEST = "="
+CHANGED = "#1e88e5"  # the dashed outline of a cell that changed this pulse (as the page)
 THICK_ICE_CM = 30  # drawn whiter from here on (PNG and page); the legend gives the range
 
 
 # -- loading --------------------------------------------------------------------------------
+@keeps_esper_world
 def open_world(path: str | Path, seed: int | None = None) -> World:
     """A scenario file or a save (told apart by the save's JSON header line)."""
     from affray.save import load_world
@@ -56,6 +59,7 @@ def run_to_end_of(world: World, pulse: int | None) -> None:
 
 
 # -- ASCII --------------------------------------------------------------------------------------
+@keeps_esper_world
 def render_ascii(world: World) -> str:
     """The map with everything on it, then a legend naming every symbol and creature."""
     frame = frame_of(world)
@@ -111,27 +115,77 @@ def pulse_label(frame_pulse: int) -> str:
 
 
 # -- PNG ------------------------------------------------------------------------------------------
+LEGEND_ROW_PX = 20  # one legend entry's height in the PNG, in pixels
+LEGEND_COLUMN_PX = 250  # one legend column's width
+LEGEND_MIN_WIDTH_PX = 500  # a narrow map's PNG is widened to this, so its legend reads
+LEGEND_CREATURES = 60  # creatures listed by name; past this, "... and N more"
+
+
+def png_path(path: str | Path) -> Path:
+    """Where `render --png` writes: the path as given when it ends in `.png` (any
+    case), else that name with `.png` added (`--png picture` writes `picture.png`,
+    as matplotlib would, and says so); the file is always a PNG."""
+    path = Path(path)
+    return path if path.suffix.lower() == ".png" else path.with_name(path.name + ".png")
+
+
+@keeps_esper_world
 def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
     """Draw the world as the replay page draws it, into a PNG (needs `affray[png]`):
-    with the last pulse's casts, hits, arcs, pushes, changed cells and deaths over it."""
+    with the last pulse's casts, hits, arcs, pushes, changed cells and deaths over it,
+    each creature's id under its glyph, and a legend of every symbol below the map.
+    Returns the path written (`png_path`)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
-        from matplotlib import patches
         from matplotlib import pyplot as plt
     except ImportError:
         raise AffrayError("render --png needs matplotlib: pip install 'affray[png]'") from None
+    figure = png_figure(world, cell)
+    target = png_path(path)
+    figure.savefig(target, dpi=figure.dpi, format="png")
+    plt.close(figure)
+    return target
+
+
+def png_figure(world: World, cell: int = 32) -> Any:
+    """The matplotlib figure `render_png` saves: a title band (0.7 cell high), the map
+    (`cell` pixels a cell, from the top-left corner) and the legend under it."""
+    from matplotlib import patches
+    from matplotlib import pyplot as plt
+
     frame = frame_of(world)
     meta = creature_meta(world)
     height, width = len(frame["map"]), len(frame["map"][0]) if frame["map"] else 0
+    events, casts = _last_pulse_events(world), _last_pulse_casts(world)
+    entries = _legend_entries(world, frame, meta, events, casts)
     dpi = 100
-    figure = plt.figure(figsize=(max(1, width) * cell / dpi, (max(1, height) + 0.7) * cell / dpi),
-                        dpi=dpi)
-    axes = figure.add_axes((0, 0, 1, height / (height + 0.7)))
-    axes.set_xlim(0, width)
-    axes.set_ylim(height, 0)
+    map_w, map_h, title_h = max(1, width) * cell, max(1, height) * cell, 0.7 * cell
+    figure_w = max(map_w, LEGEND_MIN_WIDTH_PX)
+    columns = max(1, figure_w // LEGEND_COLUMN_PX)
+    legend_h = (-(-len(entries) // columns)) * LEGEND_ROW_PX + 12
+    figure_h = title_h + map_h + legend_h
+    figure = plt.figure(figsize=(figure_w / dpi, figure_h / dpi), dpi=dpi)
+    axes = figure.add_axes((0, legend_h / figure_h, map_w / figure_w, map_h / figure_h))
+    axes.set_xlim(0, max(1, width))
+    axes.set_ylim(max(1, height), 0)
     axes.set_axis_off()
+    _draw_map(axes, world, frame, cell, patches)
+    _draw_events(axes, frame, events, casts, patches)
+    _draw_creatures(axes, frame, meta, cell, patches)
+    figure.text(0.01, 1 - title_h / 2 / figure_h, f"{world.name or 'world'} - "
+                f"{pulse_label(frame['pulse'])}", va="center", fontsize=max(8, cell * 0.3))
+    legend = figure.add_axes((0, 0, 1, legend_h / figure_h))
+    legend.set_xlim(0, figure_w)
+    legend.set_ylim(legend_h, 0)
+    legend.set_axis_off()
+    _draw_legend(legend, entries, columns, patches)
+    return figure
+
+
+def _draw_map(axes: Any, world: World, frame: dict[str, Any], cell: int, patches: Any) -> None:
+    """Terrain (ice by thickness), doors, fires, items and chests."""
     names = world.legend
     ice = {(x, y): cm for x, y, cm in frame.get("ice_cm", [])}
     for y, row in enumerate(frame["map"]):
@@ -151,24 +205,9 @@ def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
                 axes.text(x + 0.95, y + 0.95, str(cm), ha="right", va="bottom",
                           fontsize=cell * 0.22, color="#2c5d80")
     for door in frame.get("doors", []):
-        x, y = door["at"]
-        axes.add_patch(patches.Rectangle((x, y), 1, 1, facecolor=PALETTE["floor"]))
-        if door["state"] == "shut":
-            axes.add_patch(patches.Rectangle((x + 0.08, y + 0.08), 0.84, 0.84,
-                                             facecolor=PALETTE["door"]))
-        elif door["state"] == "open":
-            axes.add_patch(patches.Rectangle((x + 0.08, y + 0.08), 0.84, 0.84, fill=False,
-                                             edgecolor=PALETTE["door"], linewidth=2))
-        else:  # broken: splinters
-            for i in range(3):
-                axes.plot([x + 0.1 + i * 0.25, x + 0.25 + i * 0.25], [y + 0.1, y + 0.9],
-                          color=PALETTE["door"], linewidth=2)
+        _draw_door(axes, door["at"], door["state"], patches)
     for fire in frame.get("fires", []):
-        x, y = fire["at"]
-        axes.add_patch(patches.Polygon([(x + 0.5, y + 0.1), (x + 0.85, y + 0.75),
-                                        (x + 0.5, y + 0.92), (x + 0.15, y + 0.75)],
-                                       facecolor=PALETTE["fire"]))
-        axes.add_patch(patches.Circle((x + 0.5, y + 0.66), 0.15, facecolor=PALETTE["fire_core"]))
+        _draw_fire(axes, fire["at"], patches)
     symbols = item_symbols(world)
     for item in frame.get("items", []):
         x, y = item["at"]
@@ -179,7 +218,38 @@ def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
         x, y = chest["at"]
         axes.add_patch(patches.Rectangle((x + 0.2, y + 0.35), 0.6, 0.4,
                                          facecolor=PALETTE["door"]))
-    _draw_events(axes, frame, _last_pulse_events(world), _last_pulse_casts(world), patches)
+
+
+def _draw_door(axes: Any, at: list[int], state: str, patches: Any) -> None:
+    x, y = at
+    axes.add_patch(patches.Rectangle((x, y), 1, 1, facecolor=PALETTE["floor"]))
+    if state == "shut":
+        axes.add_patch(patches.Rectangle((x + 0.08, y + 0.08), 0.84, 0.84,
+                                         facecolor=PALETTE["door"]))
+    elif state == "open":
+        axes.add_patch(patches.Rectangle((x + 0.08, y + 0.08), 0.84, 0.84, fill=False,
+                                         edgecolor=PALETTE["door"], linewidth=2))
+    else:  # broken: splinters
+        for i in range(3):
+            axes.plot([x + 0.1 + i * 0.25, x + 0.25 + i * 0.25], [y + 0.1, y + 0.9],
+                      color=PALETTE["door"], linewidth=2)
+
+
+def _draw_fire(axes: Any, at: list[int], patches: Any) -> None:
+    x, y = at
+    axes.add_patch(patches.Polygon([(x + 0.5, y + 0.1), (x + 0.85, y + 0.75),
+                                    (x + 0.5, y + 0.92), (x + 0.15, y + 0.75)],
+                                   facecolor=PALETTE["fire"]))
+    axes.add_patch(patches.Circle((x + 0.5, y + 0.66), 0.15, facecolor=PALETTE["fire_core"]))
+
+
+def _draw_creatures(axes: Any, frame: dict[str, Any], meta: dict[str, Any], cell: int,
+                    patches: Any) -> None:
+    """Each living creature as its glyph on a disc with an hp bar and its id under it
+    (outlined, to read over a neighbour); a cross where a dead one lies."""
+    from matplotlib import patheffects
+
+    outline = [patheffects.withStroke(linewidth=2.5, foreground="white")]
     for creature_id, sheet in frame["creatures"].items():
         x, y = sheet["at"]
         look = meta.get(creature_id, {"glyph": creature_id[0], "player": False})
@@ -196,12 +266,123 @@ def render_png(world: World, path: str | Path, cell: int = 32) -> Path:
                                          facecolor=PALETTE["hp_back"]))
         axes.add_patch(patches.Rectangle((x + 0.1, y + 0.03), 0.8 * share, 0.1, facecolor=PALETTE[
             "hp_good" if share > 0.4 else "hp_bad"]))
-    figure.text(0.01, 1 - 0.35 / (height + 0.7), f"{world.name or 'world'} - "
-                f"{pulse_label(frame['pulse'])}", va="center", fontsize=max(8, cell * 0.3))
-    path = Path(path)
-    figure.savefig(path, dpi=dpi)
-    plt.close(figure)
-    return path
+        axes.text(x + 0.5, y + 0.99, creature_id, ha="center", va="bottom",
+                  fontsize=max(5.0, cell * 0.2), color="#111111", path_effects=outline,
+                  gid=f"name:{creature_id}")
+
+
+# One legend entry: (how it is drawn, its colour or symbol, its label). Kinds: "cell" a
+# filled square, "ring" a circle's outline, "line" a stroke, "glyph" a symbol on the floor,
+# "creature" a glyph on a player's or monster's disc ("creature-dead": the cross).
+LegendEntry = tuple[str, Any, str]
+
+
+def _legend_entries(world: World, frame: dict[str, Any], meta: dict[str, Any],
+                    events: list[dict[str, Any]], casts: list[Any]) -> list[LegendEntry]:
+    """What the PNG shows, in words: the terrain on the map, doors, fires, items,
+    chests, the marks of the last pulse's events, and every creature by glyph and id."""
+    entries: list[LegendEntry] = []
+    present = {world.legend.get(symbol, "floor") for row in frame["map"] for symbol in row}
+    ice = [cm for _x, _y, cm in frame.get("ice_cm", [])]
+    for name in ("floor", "wall", "water"):
+        if name in present:
+            entries.append(("cell", PALETTE[name], name))
+    if "ice" in present:
+        span = f"{min(ice)}-{max(ice)} cm" if ice and min(ice) != max(ice) else \
+            f"{ice[0] if ice else 10} cm"
+        entries.append(("cell", PALETTE["ice_thin"], f"ice ({span}; whiter from "
+                                                     f"{THICK_ICE_CM} cm)"))
+    for state in sorted({door["state"] for door in frame.get("doors", [])}):
+        entries.append(("door", state, f"{state} door"))
+    if frame.get("fires"):
+        entries.append(("fire", None, "fire"))
+    symbols = item_symbols(world)
+    for name in dict.fromkeys(item["item"] for item in frame.get("items", [])):
+        entries.append(("glyph", symbols.get(name, "*"), name.replace("_", " ")))
+    if frame.get("chests"):
+        entries.append(("chest", None, "chest"))
+    kinds = {event["kind"] for event in events}
+    causes = {event.get("cause") for event in events if event["kind"] == "damage"}
+    if "cast" in kinds:
+        entries.append(("cell", PALETTE["cast"], "cells the cast reached"))
+    if "damage" in kinds:
+        entries.append(("ring", PALETTE["hp_bad"], "hit this pulse"))
+    if "arc" in causes:
+        entries.append(("line", PALETTE["arc"], "arc"))
+    if "water" in causes:
+        entries.append(("line", PALETTE["water_arc"], "struck through the water"))
+    if "pushed" in kinds:
+        entries.append(("line", PALETTE["push"], "pushed"))
+    if kinds & {"terrain", "door_broken", "chest_broken", "item_lost"} or any(
+            event["kind"] == "fire" and event["change"] == "lit" for event in events):
+        entries.append(("changed", CHANGED, "changed this pulse"))
+    if "death" in kinds:
+        entries.append(("ring", PALETTE["death"], "died this pulse"))
+    creatures = list(frame["creatures"].items())
+    for creature_id, sheet in creatures[:LEGEND_CREATURES]:
+        look = meta.get(creature_id, {"glyph": creature_id[0], "player": False})
+        x, y = sheet["at"]
+        hp = max(0, sheet["hp"]) if not sheet["alive"] else sheet["hp"]
+        label = f"{creature_id}  hp {hp}/{sheet['max_hp']}  [{x}, {y}]"
+        if not sheet["alive"]:
+            entries.append(("creature-dead", None, label + "  dead"))
+        else:
+            entries.append(("creature", (look["glyph"], look["player"]), label))
+    if len(creatures) > LEGEND_CREATURES:
+        entries.append(("text", None, f"... and {len(creatures) - LEGEND_CREATURES} more"))
+    return entries
+
+
+def _draw_legend(axes: Any, entries: list[LegendEntry], columns: int, patches: Any) -> None:
+    """The entries in `columns` columns, top to bottom then left to right, each a 16-pixel
+    sample and its label (axes in pixels, y down)."""
+    rows = max(1, -(-len(entries) // columns))
+    size = 16
+    for index, (kind, value, label) in enumerate(entries):
+        left = 8 + (index // rows) * LEGEND_COLUMN_PX
+        top = 6 + (index % rows) * LEGEND_ROW_PX
+        cx, cy = left + size / 2, top + size / 2
+        if kind == "cell":
+            axes.add_patch(patches.Rectangle((left, top), size, size, facecolor=value,
+                                             edgecolor="#888888", linewidth=0.8))
+        elif kind == "door":
+            axes.add_patch(patches.Rectangle((left, top), size, size,
+                                             facecolor=PALETTE["door"] if value == "shut"
+                                             else PALETTE["floor"],
+                                             edgecolor=PALETTE["door"], linewidth=2,
+                                             linestyle="--" if value == "broken" else "-"))
+        elif kind == "fire":
+            axes.add_patch(patches.Polygon([(cx, top + 1), (left + size - 2, top + 12),
+                                            (cx, top + size), (left + 2, top + 12)],
+                                           facecolor=PALETTE["fire"]))
+        elif kind == "chest":
+            axes.add_patch(patches.Rectangle((left + 2, top + 5), size - 4, size - 8,
+                                             facecolor=PALETTE["door"]))
+        elif kind == "glyph":
+            axes.text(cx, cy, value, ha="center", va="center", fontsize=11,
+                      fontweight="bold", family="monospace", color=PALETTE["item"])
+        elif kind == "ring":
+            axes.add_patch(patches.Circle((cx, cy), size / 2 - 1, fill=False,
+                                          edgecolor=value, linewidth=2))
+        elif kind == "changed":
+            axes.add_patch(patches.Rectangle((left + 1, top + 1), size - 2, size - 2,
+                                             fill=False, edgecolor=value, lw=2,
+                                             linestyle="--"))
+        elif kind == "line":
+            axes.plot([left, left + size], [cy, cy], color=value, lw=3)
+        elif kind == "creature":
+            glyph, player = value
+            axes.add_patch(patches.Circle((cx, cy), size / 2, facecolor=PALETTE[
+                "player" if player else "npc"]))
+            axes.text(cx, cy + 0.5, glyph, ha="center", va="center", fontsize=9,
+                      fontweight="bold", family="monospace", color="white")
+        elif kind == "creature-dead":
+            axes.plot([left + 3, left + size - 3], [top + 3, top + size - 3],
+                      color=PALETTE["dead"], lw=2)
+            axes.plot([left + size - 3, left + 3], [top + 3, top + size - 3],
+                      color=PALETTE["dead"], lw=2)
+        axes.text(left + size + 6, cy, label, ha="left", va="center", fontsize=9,
+                  color="#222222", gid=f"legend:{label}")
 
 
 def _last_pulse_events(world: World) -> list[dict[str, Any]]:
@@ -277,7 +458,7 @@ def _draw_events(axes: Any, frame: dict[str, Any], events: list[dict[str, Any]],
                 (kind == "fire" and event["change"] == "lit"):
             x, y = event["cell"]
             axes.add_patch(patches.Rectangle((x + 0.06, y + 0.06), 0.88, 0.88, fill=False,
-                                             edgecolor="#1e88e5", lw=2, linestyle="--"))
+                                             edgecolor=CHANGED, lw=2, linestyle="--"))
         elif kind == "death":
             target = at(event["target"])
             if target:

@@ -31,7 +31,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from affray.text import render_event
+from affray.esper_context import keeps_esper_world
+from affray.text import render_events
 
 if TYPE_CHECKING:
     from affray.world import World
@@ -57,21 +58,25 @@ def frame_of(world: World) -> dict[str, Any]:
     return frame
 
 
-def predict(frame: dict[str, Any]) -> dict[str, Any]:
-    """The next pulse's frame if nothing happens: lag and fires count down by one."""
+def predict(frame: dict[str, Any], pulses: int = 1) -> dict[str, Any]:
+    """The frame `pulses` pulses later if nothing happens: lag counts down by that many,
+    never below 0 (R-LAG-1, as `World.skip` counts it), and fires' `pulses_left` with it.
+
+    One call for any gap, so a recording that `World.run` jumped across 2**63 idle pulses
+    costs what one pulse does; `predict(f, n)` equals `predict` applied n times."""
     out = dict(frame)
-    out["pulse"] = frame["pulse"] + 1
+    out["pulse"] = frame["pulse"] + pulses
     creatures = {}
     for creature_id, sheet in frame["creatures"].items():
         if any(sheet.get(name, 0) > 0 for name in COUNTDOWN_FIELDS):
             sheet = dict(sheet)
             for name in COUNTDOWN_FIELDS:
                 if sheet.get(name, 0) > 0:
-                    sheet[name] -= 1
+                    sheet[name] = max(0, sheet[name] - pulses)
         creatures[creature_id] = sheet
     out["creatures"] = creatures
     if frame.get("fires"):
-        out["fires"] = [{**fire, "pulses_left": fire["pulses_left"] - 1}
+        out["fires"] = [{**fire, "pulses_left": fire["pulses_left"] - pulses}
                         if isinstance(fire.get("pulses_left"), int) else fire
                         for fire in frame["fires"]]
     return out
@@ -138,7 +143,13 @@ class Recorder:
     def __init__(self, world: World) -> None:
         first = frame_of(world)
         self.start_pulse: int = first["pulse"]
-        self.first_event = len(world.events)
+        # The events of the pulse it starts on count (a scenario's fights begun at its
+        # build are pulse 0's): the first event from `start_pulse` on.
+        events = world.events
+        first_event = len(events)
+        while first_event and events[first_event - 1].pulse >= self.start_pulse:
+            first_event -= 1
+        self.first_event = first_event
         self.keyframes: list[dict[str, Any]] = [copy.deepcopy(first)]
         self.deltas: list[tuple[int, dict[str, Any]]] = []
         self._last = first
@@ -156,6 +167,22 @@ class Recorder:
         """The pulse of the last frame taken."""
         return int(self._last["pulse"])
 
+    def shown_end(self, world: World) -> int:
+        """The last frame the page shows: the last one taken, or one more when the world
+        settled there (its only events at that pulse are `settled`): that pulse changes
+        nothing, so its frame is the prediction, and the page shows "pulse N" (the
+        settled pulse) with its "All is still" line rather than stopping short of it."""
+        end = self.end_pulse
+        at_end = [event.kind for event in _events_at(world, end)]
+        return end + 1 if at_end and all(kind == "settled" for kind in at_end) else end
+
+    def settled_at(self, world: World) -> int | None:
+        """The pulse the recorded run settled at (its `settled` event), or None."""
+        events = world.events
+        if len(events) > self.first_event and events[-1].kind == "settled":
+            return int(events[-1].pulse)
+        return None
+
     def capture(self, world: World) -> None:
         """Take the frame after a pulse (the World calls it at the end of each tick)."""
         frame = frame_of(world)
@@ -165,9 +192,8 @@ class Recorder:
                 break
         pulse = frame["pulse"]
         self._take_casts(world, pulse - 1)
-        expected = self._last
-        while expected["pulse"] < pulse:  # more than one when `World.skip` jumped
-            expected = predict(expected)
+        # More than one pulse when `World.skip` jumped an idle stretch: one prediction.
+        expected = predict(self._last, pulse - self._last["pulse"])
         changes = diff(expected, frame)
         if self._keyframe_due(frame, changes):
             self._last_key = copy.deepcopy(frame)
@@ -201,15 +227,16 @@ class Recorder:
 
     def data(self, world: World) -> dict[str, Any]:
         """Everything the page needs, as JSON-ready data."""
-        events = []
-        for event in world.events[self.first_event:]:
-            data = event.to_dict()
-            data["text"] = render_event(data)
-            events.append(data)
+        # Each event with its line of player text; null for one folded into an earlier
+        # line (a cast's cell effects of one kind are one line: affray.text).
+        events = [event.to_dict() for event in world.events[self.first_event:]]
+        for data, line in zip(events, render_events(events), strict=True):
+            data["text"] = line
         return {
             "format": "affray-replay", "version": 1,
             "name": world.name, "seed": world.seed,
-            "start": self.start_pulse, "end": self.end_pulse, "round": ROUND_PULSES,
+            "start": self.start_pulse, "end": self.shown_end(world), "round": ROUND_PULSES,
+            "settled": self.settled_at(world),
             "width": world.grid.width, "height": world.grid.height,
             "legend": world.legend, "item_symbols": item_symbols(world),
             "creatures": self.meta,
@@ -218,6 +245,16 @@ class Recorder:
             "casts": self.casts,
             "events": events,
         }
+
+
+def _events_at(world: World, pulse: int) -> list[Any]:
+    """The log's events of `pulse`, read from the end (the log is in pulse order)."""
+    found = []
+    for event in reversed(world.events):
+        if event.pulse != pulse:
+            break
+        found.append(event)
+    return found
 
 
 def _size(data: Any) -> int:
@@ -260,6 +297,7 @@ def item_symbols(world: World) -> dict[str, str]:
     return symbols
 
 
+@keeps_esper_world
 def start_recording(world: World) -> Recorder:
     """Attach a recorder to the world: every later tick is recorded (`World.record`)."""
     recorder = world.recorder
@@ -269,26 +307,37 @@ def start_recording(world: World) -> Recorder:
     return recorder
 
 
-def record(world: World, pulses: int | None = None) -> Recorder:
-    """Record the world from now while running it `pulses` pulses (None: to its end)."""
+@keeps_esper_world
+def record(world: World, pulses: int | None = None, until: str | None = None) -> Recorder:
+    """Record the world from now while running it: `pulses` pulses (None: to its end),
+    or, with `until="settled"`, until nothing is left to happen (`World.run`). Idle
+    stretches are jumped, as `World.run` jumps them, and recorded as one prediction.
+    A bad `pulses` or `until` raises UsageError before anything starts recording."""
+    from affray.errors import UsageError
+    from affray.validate import MAX_PULSE, check_count
+
+    if until not in (None, "settled"):
+        raise UsageError(f"record: until must be None or 'settled', not {until!r}")
+    if pulses is not None:
+        check_count(pulses, "record: pulses", max(0, 2 * MAX_PULSE - world.pulse))
     recorder = start_recording(world)
-    world.run(pulses)
+    world.run(pulses, until=until)
     return recorder
 
 
 # -- decoding ------------------------------------------------------------------------------
 def decode_frame(data: dict[str, Any], pulse: int) -> dict[str, Any]:
-    """The frame at `pulse` from a replay's data (the page's script does the same)."""
+    """The frame at `pulse` from a replay's data (the page's script does the same): the
+    last keyframe at or before it, then each delta after it, predicted across the gaps
+    between them in one step each (so an idle stretch of any length costs nothing)."""
     if not data["start"] <= pulse <= data["end"]:
         raise ValueError(f"pulse {pulse} is outside the replay ({data['start']}..{data['end']})")
     key = max((k for k in data["keyframes"] if k["pulse"] <= pulse), key=lambda k: k["pulse"])
-    deltas = dict((p, changes) for p, changes in data["deltas"] if key["pulse"] < p <= pulse)
     frame = copy.deepcopy(key)
-    for step in range(key["pulse"] + 1, pulse + 1):
-        frame = predict(frame)
-        if step in deltas:
-            frame = apply(frame, deltas[step])
-    return frame
+    for step, changes in sorted((p, changes) for p, changes in data["deltas"]
+                                if key["pulse"] < p <= pulse):
+        frame = apply(predict(frame, step - frame["pulse"]), changes)
+    return predict(frame, pulse - frame["pulse"])
 
 
 # -- the page -------------------------------------------------------------------------------
@@ -305,17 +354,41 @@ def unpack(blob: str) -> dict[str, Any]:
 
 
 def render_html(data: dict[str, Any]) -> str:
-    """The self-contained page: the template with the data and palette inlined."""
+    """The self-contained page: the template with the data and palette inlined.
+
+    Every value is escaped: autoescape is on for this template whatever its file name
+    (`select_autoescape` goes by extension, and `.html.j2` is not `.html`), so a name
+    such as `</title><script>...` shows as text. The data goes in as base64 (no `<`,
+    `"` or `-` can occur in it) and the palette through jinja's `tojson`, which writes
+    `<`, `>`, `&` and `'` as \\u escapes: no string can close the script or open a
+    comment."""
     import jinja2
 
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("affray", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]))
+        loader=jinja2.PackageLoader("affray", "templates"), autoescape=True)
     template = environment.get_template("replay.html.j2")
     return template.render(title=data["name"] or "affray replay", blob=pack(data),
-                           palette=json.dumps(PALETTE))
+                           palette=PALETTE)
 
 
+def describe_page(world: World, path: Path) -> str:
+    """What `affray replay` says it wrote: the file, the pulses it spans, its size; the
+    settled pulse, or, when the world had settled well before the end it ran to, the
+    pulse of its last event (a duel's page spans its 100,000-pulse cap, its fight in the
+    first pixel; `--until settled` ends it with the fight)."""
+    recorder = world.recorder
+    settled = recorder.settled_at(world)
+    span = f"pulses {recorder.start_pulse}-{world.pulse}"
+    if settled is not None:
+        span += " (settled)"
+    elif len(world.events) > recorder.first_event and \
+            world.events[-1].pulse < world.pulse - 1 and world.next_pulse() is None:
+        span += (f" (last event at pulse {world.events[-1].pulse}; --until settled stops "
+                 "once nothing more can happen)")
+    return f"wrote {path}: {span}, {path.stat().st_size} bytes"
+
+
+@keeps_esper_world
 def write_html(world: World, recorder: Recorder, path: str | Path) -> Path:
     """Write the replay page of what `recorder` took from `world`; returns the path."""
     path = Path(path)

@@ -192,9 +192,29 @@ def read_table(path: str | Path) -> pa.Table:
 
 
 # -- plots ------------------------------------------------------------------------------------
-def plot(table: pa.Table, path: str | Path, title: str = "") -> None:
-    """One PNG, three panels: damage taken per creature (histograms), survival by creature
-    with its 95% interval, and the time to kill (histograms of death pulses)."""
+SMALL_MULTIPLES_FROM = 4  # this many creatures or more: one small panel each, not overlaid
+GRID_COLUMNS = 5  # small panels a row
+
+
+def creature_colours(creatures: list[str]) -> dict[str, Any]:
+    """One colour per creature, the same in every panel (tab10 up to 10 creatures, tab20
+    up to 20, then evenly spaced along a continuous map): the legend of one panel reads
+    for all of them, whoever died and whoever did not."""
+    from matplotlib import colormaps
+
+    count = len(creatures)
+    if count <= 20:  # a listed map: an integer picks its i-th colour
+        cmap = colormaps["tab10" if count <= 10 else "tab20"]
+        palette = [cmap(i) for i in range(count)]
+    else:
+        cmap = colormaps["turbo"]
+        palette = [cmap(0.05 + 0.9 * i / (count - 1)) for i in range(count)]
+    return {creature: palette[i] for i, creature in enumerate(creatures)}
+
+
+def plot(table: pa.Table, path: str | Path, title: str = "") -> Path:
+    """Write the plots of `figure_of` to a PNG; returns the path written (`.png` added
+    to a name without it, as `affray render --png` does)."""
     try:
         import matplotlib
     except ImportError:
@@ -202,49 +222,158 @@ def plot(table: pa.Table, path: str | Path, title: str = "") -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from affray.render import png_path
+
+    figure = figure_of(table, title)
+    target = png_path(path)
+    figure.savefig(target, dpi=100, format="png")
+    plt.close(figure)
+    return target
+
+
+def figure_of(table: pa.Table, title: str = "") -> Any:
+    """The plots as a matplotlib figure: survival by creature with its 95% interval,
+    damage taken per run and the time to kill (histograms), each creature in its own
+    colour throughout (`creature_colours`). Up to SMALL_MULTIPLES_FROM - 1 creatures
+    share one panel of each; more get one small panel each, on shared axes, so seven
+    creatures do not pile up in one."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     summary = summarize(table)
     rows = _ok_rows(table)
     creatures = creature_ids(table)
-    figure, (damage_ax, survival_ax, kill_ax) = plt.subplots(
-        1, 3, figsize=(16, 5), constrained_layout=True)
-    figure.suptitle(title or f"batch of {summary['runs']:,} runs")
-    for creature in creatures:
-        taken = [row[f"{creature}.damage_taken"] or 0 for row in rows]
-        damage_ax.hist(taken, bins=30, histtype="stepfilled", alpha=0.45, label=creature)
-    damage_ax.set_title("damage taken per run")
-    damage_ax.set_xlabel("hit points lost")
-    damage_ax.set_ylabel("runs")
-    damage_ax.legend()
+    colours = creature_colours(creatures)
+    damage = {c: [row[f"{c}.damage_taken"] or 0 for row in rows] for c in creatures}
+    deaths = {c: [row[f"{c}.death_pulse"] / PULSES_PER_SECOND for row in rows
+                  if row.get(f"{c}.death_pulse") is not None] for c in creatures}
+    heading = title or f"batch of {summary['runs']:,} runs"
+    if len(creatures) < SMALL_MULTIPLES_FROM:
+        figure, (damage_ax, survival_ax, kill_ax) = plt.subplots(
+            1, 3, figsize=(16, 5), constrained_layout=True)
+        figure.suptitle(heading)
+        _survival_bars(survival_ax, summary, colours)
+        _overlaid(damage_ax, damage, colours, "damage taken per run", "hit points lost",
+                  "damage")
+        _overlaid(kill_ax, deaths, colours, "time to kill",
+                  "seconds until death (4 pulses a second)", "kill")
+        return figure
+    columns = min(GRID_COLUMNS, len(creatures))
+    grid_rows = -(-len(creatures) // columns)
+    survival_h = max(2.5, 0.32 * len(creatures) + 1)
+    figure = plt.figure(figsize=(16, survival_h + 2 * 2.1 * grid_rows + 1),
+                        layout="constrained")
+    figure.suptitle(heading)
+    parts: Any = figure.subfigures(3, 1, height_ratios=[survival_h, 2.1 * grid_rows,
+                                                      2.1 * grid_rows])
+    top, middle, bottom = parts
+    _survival_bars(top.subplots(), summary, colours)
+    _small_multiples(middle, damage, colours, columns, "damage taken per run",
+                     "hit points lost", "damage")
+    _small_multiples(bottom, deaths, colours, columns, "time to kill",
+                     "seconds until death (4 pulses a second)", "kill")
+    return figure
 
-    rates = [row["survival"] or 0.0 for row in summary["creatures"]]
-    pairs = list(zip(rates, summary["creatures"], strict=True))
-    below = [max(0.0, rate - row["survival_low"]) for rate, row in pairs]
-    above = [max(0.0, row["survival_high"] - rate) for rate, row in pairs]
-    bars = survival_ax.bar(creatures, rates, yerr=[below, above], capsize=8,
-                           color=[f"C{i}" for i in range(len(creatures))], alpha=0.7)
-    survival_ax.bar_label(bars, labels=[f"{rate:.1%}" for rate in rates], label_type="center")
-    survival_ax.set_ylim(0, 1.05)
-    survival_ax.set_title("survival rate (95% Wilson interval)")
-    survival_ax.set_ylabel("share of runs survived")
 
-    died_any = False
-    for creature in creatures:
-        deaths = [row[f"{creature}.death_pulse"] / PULSES_PER_SECOND for row in rows
-                  if row.get(f"{creature}.death_pulse") is not None]
-        if deaths:
-            died_any = True
-            kill_ax.hist(deaths, bins=30, histtype="stepfilled", alpha=0.45,
-                         label=f"{creature} ({len(deaths):,} deaths)")
-    kill_ax.set_title("time to kill")
-    kill_ax.set_xlabel("seconds until death (4 pulses a second)")
-    kill_ax.set_ylabel("runs")
-    if died_any:
-        kill_ax.legend()
+def _survival_bars(axes: Any, summary: dict[str, Any], colours: dict[str, Any]) -> None:
+    """Survival rate per creature (horizontal bars, the first creature on top) with its
+    95% Wilson interval, the rate written beside each bar."""
+    entries = summary["creatures"]
+    names = [row["id"] for row in entries]
+    rates = [row["survival"] or 0.0 for row in entries]
+    below = [max(0.0, rate - row["survival_low"]) for rate, row in zip(rates, entries,
+                                                                       strict=True)]
+    above = [max(0.0, row["survival_high"] - rate) for rate, row in zip(rates, entries,
+                                                                        strict=True)]
+    bars = axes.barh(names, rates, xerr=[below, above], capsize=4,
+                     color=[colours[name] for name in names], alpha=0.85)
+    for bar, name in zip(bars, names, strict=True):
+        bar.set_gid(f"creature:{name}")
+    axes.bar_label(bars, labels=[f"{rate:.1%}" for rate in rates], padding=6)
+    axes.invert_yaxis()
+    axes.set_xlim(0, 1.12)
+    axes.set_title("survival rate (95% Wilson interval)")
+    axes.set_xlabel("share of runs survived")
+    axes.set_gid("survival")
+
+
+def _shared_bins(values: dict[str, list[float]]) -> Any:
+    """30 bins over every creature's values at once: bars of one width, comparable."""
+    import numpy as np
+
+    everything = [value for data in values.values() for value in data]
+    if not everything:
+        return 30
+    low, high = min(everything), max(everything)
+    return np.linspace(low, high if high > low else low + 1, 31)
+
+
+def _histogram(axes: Any, values: list[float], creature: str, colour: Any, label: str,
+               bins: Any = 30) -> None:
+    _counts, _edges, patches = axes.hist(values, bins=bins, histtype="stepfilled",
+                                         alpha=0.55, color=colour, edgecolor=colour,
+                                         label=label)
+    for patch in patches:
+        patch.set_gid(f"creature:{creature}")
+
+
+def _overlaid(axes: Any, values: dict[str, list[float]], colours: dict[str, Any],
+              title: str, xlabel: str, kind: str) -> None:
+    """A few creatures' histograms on one panel (a deaths panel counts each one's
+    deaths in its legend; one with none has no histogram but keeps its colour)."""
+    drawn = False
+    bins = _shared_bins(values)
+    for creature, data in values.items():
+        if not data:
+            continue
+        label = f"{creature} ({len(data):,} deaths)" if kind == "kill" else creature
+        _histogram(axes, data, creature, colours[creature], label, bins)
+        drawn = True
+    axes.set_title(title)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel("runs")
+    axes.set_gid(kind)
+    if drawn:
+        axes.legend()
     else:
-        kill_ax.text(0.5, 0.5, "nobody died", ha="center", va="center",
-                     transform=kill_ax.transAxes)
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+        axes.text(0.5, 0.5, "nobody died" if kind == "kill" else "no runs", ha="center",
+                  va="center", transform=axes.transAxes)
+
+
+def _small_multiples(subfigure: Any, values: dict[str, list[float]], colours: dict[str, Any],
+                     columns: int, title: str, xlabel: str, kind: str) -> None:
+    """One small panel per creature, in its colour, on shared axes and shared bins, so
+    panels compare at a glance; a creature that never died says so in its panel."""
+    import numpy as np
+
+    creatures = list(values)
+    grid_rows = -(-len(creatures) // columns)
+    axes_grid = np.atleast_2d(subfigure.subplots(grid_rows, columns, sharex=True,
+                                                 sharey=True, squeeze=False))
+    subfigure.suptitle(title)
+    bins = _shared_bins(values)
+    for index, axes in enumerate(axes_grid.flat):
+        if index >= len(creatures):
+            axes.set_axis_off()
+            continue
+        creature = creatures[index]
+        data = values[creature]
+        colour = colours[creature]
+        axes.set_gid(f"{kind}:{creature}")
+        heading = creature if kind != "kill" else f"{creature} ({len(data):,} deaths)"
+        axes.set_title(heading, color=colour, fontweight="bold", fontsize=10)
+        if data:
+            _histogram(axes, data, creature, colour, creature, bins)
+        else:
+            axes.text(0.5, 0.5, "never died" if kind == "kill" else "no runs", ha="center",
+                      va="center", transform=axes.transAxes, color="#666666")
+        if index % columns == 0:
+            axes.set_ylabel("runs")
+        if index >= len(creatures) - columns:
+            axes.set_xlabel(xlabel)
+            axes.tick_params(labelbottom=True)
 
 
 # -- the commands: `affray batch` and `affray report` ------------------------------------------
@@ -309,15 +438,18 @@ def report_command(args: Any) -> int:
 
     table = read_table(args.results)
     summary = summarize(table)
+    written = None
     if args.png:
-        plot(table, args.png, title=f"{Path(args.results).name}: {summary['runs']:,} runs")
+        written = plot(table, args.png,
+                       title=f"{Path(args.results).name}: {summary['runs']:,} runs")
     if args.json:
-        print(json.dumps({"results": args.results, "summary": summary, "png": args.png}))
+        print(json.dumps({"results": args.results, "summary": summary,
+                          "png": None if written is None else str(written)}))
         return 0
     console = Console()
     if not console.is_terminal:
         console = Console(width=150)
     render(summary, Path(args.results).name, console)
-    if args.png:
-        print(f"plots written to {args.png}")
+    if written is not None:
+        print(f"plots written to {written}")
     return 0

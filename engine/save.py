@@ -32,6 +32,7 @@ from msgspec import Struct
 from affray.content_loader import default_content
 from affray.defs import decode_error_field
 from affray.errors import AffrayError, SaveError, UsageError
+from affray.esper_context import keeps_esper_world
 from affray.event_log import EventLog
 from affray.grid import Grid
 from affray.systems.rules.lag import LagTable
@@ -191,8 +192,10 @@ def _next_entity_id() -> int:
     return int(text[text.index("(") + 1 : text.index(")")].split(",")[0])
 
 
+@keeps_esper_world
 def save_world(world: Any, path: str | Path) -> None:
     """Write the world to `path` (see the module docstring for the format)."""
+    world.enter()  # read its entities; the caller's esper world comes back after
     payload = msgspec.json.encode(world_payload(world))
     header = msgspec.json.encode({"format": FORMAT, "version": VERSION,
                                   "length": len(payload),
@@ -205,6 +208,7 @@ def save_world(world: Any, path: str | Path) -> None:
         raise UsageError(f"save: path must be a str or Path, got {path!r}") from None
 
 
+@keeps_esper_world
 def load_world(path: str | Path) -> Any:
     """Load a world saved by `World.save`; raises SaveError on any damage."""
     if not isinstance(path, str | Path):
@@ -265,6 +269,7 @@ def _restore(data: SavePayload) -> Any:
     parts = check_payload(data, content)
     grid = Grid(parts.terrain, parts.ice_cm)
     world = World(content, grid, data.seed, name=data.name, legend=data.legend)
+    world.enter()  # the caller's esper world comes back after the load (keeps_esper_world)
     try:
         world.content_overlay = data.content
         # Drop what the constructor built; the save has it all.

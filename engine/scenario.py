@@ -35,6 +35,7 @@ from affray.content_loader import (
 from affray.creatures import Copier, CreatureValues, check_template, resolve
 from affray.defs import VIAS, CreatureFields, decode_error_field
 from affray.errors import ScenarioError, UsageError
+from affray.esper_context import keeps_esper_world
 from affray.grid import Grid, Terrain, chebyshev
 from affray.systems.rules.registry import Rules
 from affray.validate import MAX_PULSE as VALIDATE_MAX_PULSE
@@ -263,6 +264,7 @@ def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> 
     return Cast(actor=entry.actor, spell=entry.cast, target=entry.target, via=via)
 
 
+@keeps_esper_world
 def build_world(spec: ScenarioFile, raw: dict[str, Any], source: str,
                 seed: int | None = None, content: Content | None = None) -> World:
     """Validate a parsed scenario completely, then build its World."""
@@ -318,6 +320,7 @@ class Blueprint:
     actions: tuple[tuple[int, AnyAction], ...]
     end_pulse: int
 
+    @keeps_esper_world
     def build(self, seed: int | None = None) -> World:
         """This scenario's World for `seed` (None: the file's seed)."""
         seed = check_seed(seed)
@@ -325,6 +328,7 @@ class Blueprint:
         world = World(self.content, self.grid.copy(), spec.seed if seed is None else seed,
                       name=spec.name, legend=self.legend, rules=self.rules.copy(),
                       water_bodies=self.water_bodies)
+        world.enter()  # for the build; the caller's esper world comes back after it
         try:
             world.content_overlay = self.raw.get("content", {})
             world.vectorise = spec.vectorise
@@ -343,6 +347,7 @@ class Blueprint:
         return world
 
 
+@keeps_esper_world
 def prepare_build(spec: ScenarioFile, raw: dict[str, Any], source: str,
                   content: Content | None = None) -> Blueprint:
     """Validate a parsed scenario completely (a World is built with the file's seed and
@@ -374,6 +379,7 @@ def _assemble(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: int | 
     grid, legend, doors = _grid_from_map(spec.map, content, source)
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
                   legend=legend)
+    world.enter()  # for the build; the caller's esper world comes back after it
     world.content_overlay = raw.get("content", {})
     world.vectorise = spec.vectorise
     if kept is not None:
@@ -500,6 +506,7 @@ def _start_fights(world: World, spec: ScenarioFile) -> None:
             world.start_fight(entry.id, entry.fighting)
 
 
+@keeps_esper_world
 def load_scenario(path: str | Path, seed: int | None = None) -> World:
     """Load, validate and build a scenario; `seed` overrides the file's seed."""
     seed = check_seed(seed)

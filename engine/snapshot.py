@@ -19,6 +19,7 @@ from affray.components import (
     Vitals,
 )
 from affray.grid import Terrain
+from affray.systems.rules.spellbook import current_mana
 
 if TYPE_CHECKING:
     from affray.world import World
@@ -64,11 +65,15 @@ def snapshot(world: World) -> dict[str, Any]:
         vitals = esper.component_for_entity(entity, Vitals)
         statuses = esper.component_for_entity(entity, Statuses)
         affects = esper.component_for_entity(entity, Affects)
+        sheet = world.sheets[entity]
         creatures[creature.id] = {
             "at": [position.x, position.y], "hp": vitals.hp, "max_hp": vitals.max_hp,
             "alive": vitals.alive, "wait": int(wait[creature.slot]),
             "daze": int(daze[creature.slot]), "statuses": dict(statuses.degrees),
             "affects": list(affects.levels), "position": vitals.position,
+            "side": creature.side, "mind": sheet.mind.name,
+            "fighting": sheet.combat.fighting,
+            "mana": current_mana(world, sheet), "max_mana": vitals.max_mana,
         }
     items = []
     for _entity, (_spawn, position, stack) in sorted(

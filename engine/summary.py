@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from affray.world import World
 
 PLAYERS, NPCS = "players", "npcs"
+ROUND_PULSES = 12  # R-TIME-2: idle for longer than a round after the last event is news
 # Seconds a run may take before its progress bar appears (tests set 0 through the
 # environment to see the bar at once).
 PROGRESS_AFTER = float(os.environ.get("AFFRAY_PROGRESS_AFTER", "2"))
@@ -89,9 +90,8 @@ def print_summary(summary: Summary, out: TextIO | None = None) -> None:
                           ("kills", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row in summary.rows:
-        table.add_row(row.id, row.side, f"{row.hp}/{row.max_hp}",
-                      "alive" if row.alive else "dead", str(row.dealt), str(row.taken),
-                      str(row.kills))
+        table.add_row(row.id, row.side, shown_hp(row), "alive" if row.alive else "dead",
+                      str(row.dealt), str(row.taken), str(row.kills))
     console = Console(file=out, width=100 if not out.isatty() else None)
     console.print(table)
     if summary.winner:
@@ -104,6 +104,31 @@ def print_summary(summary: Summary, out: TextIO | None = None) -> None:
                          else "more than one side is standing."
                          if len({r.side for r in summary.rows if r.alive}) > 1
                          else "only one side took part (players against NPCs)."))
+
+
+def shown_hp(row: Row) -> str:
+    """hp/max_hp as a player reads it: a dead creature has 0 (the blow that killed an orc
+    at 1 hp for 23 leaves it at -22, which the snapshot and `--json` keep as data); a
+    living one below 0 is mortally wounded, and shows it."""
+    return f"{max(0, row.hp) if not row.alive else row.hp}/{row.max_hp}"
+
+
+def run_footer(world: World, label: str) -> str:
+    """The last line of `affray run`: what ran, and when the fight was over. A run that
+    settled says so ("settled at pulse 265 of 100000"); one that went on idle for more
+    than a round after its last event says both ("ran 100000 pulses, the last event at
+    pulse 252"): a duel's 100,000-pulse cap is not how long its fight lasted."""
+    events = world.events
+    last = events[-1] if len(events) else None
+    if last is not None and last.kind == "settled":
+        span = f"settled at pulse {last.pulse}"
+        if world.end_pulse is not None and world.end_pulse > last.pulse:
+            span += f" of {world.end_pulse}"
+    elif last is not None and world.pulse - 1 - last.pulse > ROUND_PULSES:
+        span = f"ran {world.pulse} pulses, the last event at pulse {last.pulse}"
+    else:
+        span = f"{world.pulse} pulses"
+    return f"-- {label}: {span}, seed {world.seed}"
 
 
 def run_with_progress(world: World, pulses: int | None, until: str | None,

@@ -89,6 +89,12 @@ def _check_cast(world: World, action: Cast, here: tuple[int, int]) -> None:
     if chebyshev(here, there) > reach:
         raise ActionError(f"cast: target {list(there)} is out of range of {action.spell!r} "
                           f"(range {reach})")
+    from affray.systems.rules.spellbook import mana_check
+
+    caster = world.sheets.get(world.by_id[action.actor])
+    problem = mana_check(world, caster, action.spell, action.via) if caster else None
+    if problem is not None:  # R-BOOK-1 (known_only), R-BOOK-2 (mana)
+        raise ActionError(f"cast: {action.actor!r}: {problem}")
 
 
 def living_target(world: World, target_id: object, kind: str) -> int:

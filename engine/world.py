@@ -5,8 +5,9 @@ pulse by pulse with `tick()`; the World runs the eight systems of `SCHEDULE` in 
 (R-TIME-4) and appends typed events to `events` (R-ENG-4).
 
 esper keeps one global "current world": each World owns a unique context name, switches
-to it on every entry point, and deletes it on `close()` or when garbage-collected, so
-thousands of worlds can be made and dropped in one process.
+to it on every entry point and back to the caller's current world after it
+(`affray.esper_context`), and deletes it on `close()` or when garbage-collected, so
+thousands of worlds can be made and dropped in one process beside a game's own.
 """
 
 from __future__ import annotations
@@ -28,15 +29,24 @@ from affray.components import (
 )
 from affray.content_loader import Content
 from affray.creatures import CreatureValues
-from affray.errors import ActionError, ClosedWorldError, UnknownCreatureError, UsageError
+from affray.errors import (
+    ActionError,
+    ClosedWorldError,
+    HookError,
+    UnknownCreatureError,
+    UsageError,
+)
+from affray.esper_context import CONTEXT_PREFIX, entry_point, restore
 from affray.event_log import EventLog
 from affray.events import Event, Refused
 from affray.grid import Grid
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
 from affray.systems.rules.casting import CastRecord
+from affray.systems.rules.engagement import rebuild_fought_by
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.lag import LagTable
+from affray.systems.rules.minds import rebuild_minded
 from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
 from affray.systems.rules.sheet import Sheet, build_sheet
@@ -79,9 +89,19 @@ class World:
         `water_bodies`, for a grid already labelled (`grid.body` right, `dirty` False),
         is its number of bodies: the labelling is not redone (a prepared scenario's
         runs, `affray.scenario.Blueprint`)."""
-        self.context = f"affray-world-{next(_contexts)}"
+        self.context = f"{CONTEXT_PREFIX}{next(_contexts)}"
+        previous = esper.current_world
         esper.switch_world(self.context)
         self._finalizer = weakref.finalize(self, _drop_context, self.context)
+        try:
+            self._init_state(content, grid, seed, name, legend, rules, water_bodies)
+        finally:
+            restore(previous)  # the caller's esper world stays current (esper_context)
+
+    def _init_state(self, content: Content, grid: Grid, seed: int, name: str,
+                    legend: dict[str, str] | None, rules: Rules | None,
+                    water_bodies: int | None) -> None:
+        """The constructor's work, in this world's esper context."""
         self.name = name
         self.seed = seed
         self.content = content
@@ -120,8 +140,19 @@ class World:
         # Runtime views and indexes, rebuilt on load (never saved).
         self.sheets: dict[int, Sheet] = {}
         self.fighting: set[int] = set()
+        # Who fights each creature (entity -> the entities whose target it is): derived
+        # from Combat.fighting (systems/rules/engagement.py), rebuilt on load.
+        self.fought_by: dict[int, set[int]] = {}
+        # The living creatures with a mind (systems/rules/minds), and the minds' fields
+        # of view and distance maps kept while nothing that blocks changes (sight.py).
+        self.minded: set[int] = set()
+        self.sight_cache: dict[Any, Any] = {}
         self.stunned: set[int] = set()
         self.rules = default_rules(content) if rules is None else rules
+        self.rules.bind(self)  # hook owners are checked against this world (registry)
+        # Set when a game's hook raised mid-pulse (registry.hook_failed): the world is
+        # part-way through a pulse and refuses to tick on (HookError).
+        self.broken: str | None = None
         if water_bodies is None:
             relabel_water(self)
         else:
@@ -169,27 +200,33 @@ class World:
         self.spawned += 1
         return Spawn(self.spawned)
 
+    @entry_point
     def add_creature(self, creature_id: str, at: tuple[int, int], values: CreatureValues,
                      template: str | None = None) -> int:
         """Create a creature entity on a free cell; returns its entity id."""
-        self.enter()
         x, y = at
         if creature_id in self.by_id:
             raise ValueError(f"duplicate creature id {creature_id!r}")
         if self.grid.occupant[y, x]:
             raise ValueError(f"cell {list(at)} is already occupied")
         values.vitals.move_pulse = self.pulse  # movement regenerates from now on
+        values.vitals.mana_pulse = self.pulse  # and mana (R-BOOK-2)
         creature = Creature(id=creature_id, slot=self.lag.new_slot(), template=template,
                             race=values.race, profession=values.profession,
                             player=values.player, undead=values.undead,
-                            immortal=values.immortal, npc_tier=values.npc_tier)
+                            immortal=values.immortal, npc_tier=values.npc_tier,
+                            side=values.side)
         entity = esper.create_entity(
             self.next_spawn(), Position(x, y), creature, values.vitals, values.level,
             values.stats, values.offense, values.defense, values.immunities, values.affects,
-            values.statuses, values.skills, values.equipment, values.combat, ActionQueue())
+            values.statuses, values.skills, values.equipment, values.combat, ActionQueue(),
+            values.mind)
         self.by_id[creature_id] = entity
         self.grid.occupant[y, x] = entity
+        self.grid.version += 1
         sheet = self.sheets[entity] = build_sheet(entity, self.content)
+        if values.mind.name is not None:
+            self.minded.add(entity)
         if sheet.has("stun") or sheet.has("weak_stun"):
             self.stunned.add(entity)
         for name in sheet.affects.levels:
@@ -199,10 +236,10 @@ class World:
         return entity
 
     # -- affects (use these, not the dict, so the stun index stays right) -----------------
+    @entry_point
     def add_affect(self, creature_id: str, name: str, level: int = 0,
                    source: str = "script") -> None:
         """Give a creature an affect (sanctuary, stun, paralysis...)."""
-        self.enter()
         if name not in self.content.world.affects:
             raise ActionError(f"add_affect: unknown affect {name!r}")
         if isinstance(level, bool) or not isinstance(level, int):
@@ -218,9 +255,9 @@ class World:
         affects.since[name] = self.pulse
         self.touch(creature_id)
 
+    @entry_point
     def remove_affect(self, creature_id: str, name: str) -> None:
         """Take an affect away (nothing happens if the creature lacks it)."""
-        self.enter()
         sheet = self.sheet(creature_id)
         if name in ("stun", "weak_stun"):
             if sheet.has(name):
@@ -248,10 +285,10 @@ class World:
             self.stunned.add(sheet.entity)
         self.emit(Stun(self.pulse, sheet.id, state))
 
+    @entry_point
     def rebuild_views(self) -> None:
         """Rebuild the runtime views (sheets, the fighting and ready sets) from the
         components: after a load, they are derived, never saved."""
-        self.enter()
         self.sheets = {entity: build_sheet(entity, self.content)
                        for entity in self.by_id.values()}
         self.fighting = {entity for entity, sheet in self.sheets.items()
@@ -261,24 +298,31 @@ class World:
         self.ready = {entity for entity in self.by_id.values()
                       if esper.component_for_entity(entity, ActionQueue).pending}
         rebuild_status_index(self)
+        rebuild_fought_by(self)
+        rebuild_minded(self)
+        self.sight_cache = {}
 
     def sheet(self, creature_id: str) -> Sheet:
         """The sheet (component references) of a creature by id; ActionError if unknown."""
         return self.sheets[self.entity(creature_id)]
 
-    def start_fight(self, attacker_id: str, victim_id: str) -> None:
-        """Make two creatures fight (the victim fights back unless already fighting)."""
-        from affray.systems.melee import start_fight
+    @entry_point
+    def start_fight(self, attacker_id: str, victim_id: str, why: str = "scripted") -> None:
+        """Make two creatures fight: `fight` events; the victim fights back when it is
+        free, awake and above stunned (R-ACT-1). `why` is the attacker's event's reason
+        (a game's own mind may say "aggressive" or "assist")."""
+        from affray.systems.rules.engagement import WHYS, start_fight
         from affray.validate import check_fight
 
-        self.enter()
+        if why not in WHYS:
+            raise UsageError(f"start_fight: why must be one of {WHYS}, not {why!r}")
         attacker, victim = self.sheet(attacker_id), self.sheet(victim_id)
         check_fight(attacker, victim)  # ActionError, nothing changed
-        start_fight(self, attacker, victim)
-        self.fighting.update((attacker.entity, victim.entity))
+        start_fight(self, attacker, victim, why)
         self.touch(attacker_id)
         self.touch(victim_id)
 
+    @entry_point
     def damage(self, source: str | None, target: str, amount: int, damage_type: str,
                flags: tuple[str, ...] = ("other",), *, cause: str = "script",
                spell: str | None = None) -> int:
@@ -292,7 +336,6 @@ class World:
         from affray.systems.rules.immunity import FLAG_BITS, flags_of
         from affray.systems.rules.tohit import effective_hitroll
 
-        self.enter()
         canonical = self.content.damage_type(damage_type)
         if canonical is None:
             raise ActionError(f"damage: unknown damage type {damage_type!r}")
@@ -317,28 +360,39 @@ class World:
             hit.pierce = effective_hitroll(attacker, 100, self.content)
         return damage_hit(self, hit)
 
+    @entry_point
     def add_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
         """Lay a stack of items on a cell (R-GRID-4); containers become chests."""
-        self.enter()
         definition = self.content.items[item]
         if self.content.item_class_is(definition.class_, "container"):
             return esper.create_entity(self.next_spawn(), Position(*at),
                                        Chest(item=item, hardness=definition.hardness))
         return esper.create_entity(self.next_spawn(), Position(*at), ItemStack(item, count))
 
+    @entry_point
     def add_door(self, at: tuple[int, int], door: Door) -> int:
         """A door cell is an entity holding its state; a shut door blocks (R-GRID-1)."""
-        self.enter()
         self.grid.shut[at[1], at[0]] = door.state == "shut"
+        self.grid.version += 1
         return esper.create_entity(Position(*at), door)
 
-    def place(self, entity: int, position: Position, x: int, y: int) -> None:
-        """Move a creature to (x, y), keeping occupancy in step."""
-        self.grid.occupant[position.y, position.x] = 0
+    def place(self, entity: int, position: Position, x: int, y: int,
+              why: str = "apart") -> None:
+        """Move a creature to (x, y), keeping occupancy in step; a fight whose two are no
+        longer beside each other ends at once (R-ACT-3, `why`: apart, or fled)."""
+        from affray.systems.rules.engagement import moved_apart
+
+        grid = self.grid
+        grid.occupant[position.y, position.x] = 0
         position.x, position.y = x, y
-        self.grid.occupant[y, x] = entity
+        grid.occupant[y, x] = entity
+        grid.version += 1
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        sheet = self.sheets.get(entity)
+        if sheet is not None and (sheet.combat.fighting is not None
+                                  or entity in self.fought_by):
+            moved_apart(self, sheet, why)
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:
@@ -352,44 +406,44 @@ class World:
             raise UnknownCreatureError(f"unknown creature {creature_id!r} (known: "
                                        f"{known}{more})") from None
 
+    @entry_point
     def component(self, creature_id: str, component_type: type) -> Any:
         """A creature's component by creature id."""
-        self.enter()
         return esper.component_for_entity(self.entity(creature_id), component_type)
 
+    @entry_point
     def component_of(self, entity: int, component_type: type) -> Any:
         """A component of an entity, or None."""
-        self.enter()
         return esper.try_component(entity, component_type)
 
+    @entry_point
     def wait_of(self, creature_id: str) -> int:
         """The creature's wait in pulses (R-LAG-1)."""
-        self.enter()
         return int(self.lag.wait[esper.component_for_entity(self.entity(creature_id),
                                                             Creature).slot])
 
+    @entry_point
     def set_wait(self, creature_id: str, pulses: int) -> int:
         """The scripting field `wait`: assigns as given, so a script can shorten or clear
         lag; only a raise meets an NPC tier's cut (R-LAG-7). Returns the new wait."""
         from affray.systems.rules.lag import script_set_lag
 
-        self.enter()
         sheet = self.sheet(creature_id)
         return script_set_lag(self, sheet, "wait",
                               check_count(pulses, "set_wait: pulses", MAX_LAG))
 
+    @entry_point
     def set_daze(self, creature_id: str, pulses: int) -> int:
         """The scripting field `daze`, as `set_wait` (R-LAG-7). Returns the new daze."""
         from affray.systems.rules.lag import script_set_lag
 
-        self.enter()
         sheet = self.sheet(creature_id)
         return script_set_lag(self, sheet, "daze",
                               check_count(pulses, "set_daze: pulses", MAX_LAG))
 
+    @entry_point
     def daze_of(self, creature_id: str) -> int:
         """The creature's daze in pulses (R-LAG-1)."""
-        self.enter()
         return int(self.lag.daze[esper.component_for_entity(self.entity(creature_id),
                                                             Creature).slot])
 
@@ -409,18 +463,19 @@ class World:
         self.events.append(event)
 
     # -- actions ------------------------------------------------------------------------------
+    @entry_point
     def submit(self, action: AnyAction) -> None:
         """Check an action now and queue it on its actor (R-ENG-2, R-LAG-2).
 
         Raises ActionError, changing nothing, for an unknown or dead actor, an unknown
         spell or target, or a target out of bounds or out of range.
         """
-        self.enter()
         entity = check_action(self, action)
         queue = esper.component_for_entity(entity, ActionQueue)
         queue.pending.append(action)
         self.ready.add(entity)
 
+    @entry_point
     def preview(self, actor: str, spell: str, target: str | tuple[int, int],
                 reveal: bool = False) -> Any:
         """The cells a cast of `spell` by `actor` at `target` would reach: the shape's
@@ -437,7 +492,6 @@ class World:
         from affray.systems.rules.shapes import resolve_shape
         from affray.validate import as_cell, projected_cell
 
-        self.enter()
         caster = check_action(self, Cast(actor=actor, spell=spell, target=target))
         definition = self.content.spells[spell]
         struck: int | None = None
@@ -474,9 +528,17 @@ class World:
                                                   key=lambda e: self.sheets[e].spawn.number)]
 
     # -- running ------------------------------------------------------------------------------
+    def _refuse_if_broken(self) -> None:
+        if self.broken is not None:
+            raise HookError(f"this world stopped part-way through a pulse and cannot go "
+                            f"on: {self.broken}; build it again or load a save")
+
+    @entry_point
     def tick(self) -> None:
-        """Run one pulse: scenario actions due now, then the eight systems in order."""
-        self.enter()
+        """Run one pulse: scenario actions due now, then the eight systems in order.
+        A hook that raises ends the tick with a HookError, and the world refuses to
+        tick again (`broken`)."""
+        self._refuse_if_broken()
         if self.scripted:
             self._submit_scripted()
         for system in self.systems:
@@ -486,6 +548,7 @@ class World:
         if self.recorder is not None:
             self.recorder.capture(self)
 
+    @entry_point
     def run(self, pulses: int | None = None, until: str | None = None) -> None:
         """Run `pulses` pulses from now, or to the scenario's end when None.
 
@@ -501,10 +564,10 @@ class World:
         """
         if until not in (None, "settled"):
             raise UsageError(f"run: until must be None or 'settled', not {until!r}")
+        self._refuse_if_broken()
         if pulses is not None:
             # The clock stays within 2 * MAX_PULSE (2**63): saves and arrays hold it.
             check_count(pulses, "run: pulses", max(0, 2 * MAX_PULSE - self.pulse))
-        self.enter()
         if pulses is None and self.end_pulse is None and until == "settled":
             end = 2 * MAX_PULSE  # no scenario end: until it settles (the clock's limit)
         elif pulses is None:
@@ -526,6 +589,7 @@ class World:
         if until == "settled" and self.next_pulse() is None:
             self._settle()
 
+    @entry_point
     def next_pulse(self) -> int | None:
         """The first pulse, from now on, at which anything can happen; None when nothing
         ever will (the world is settled).
@@ -585,40 +649,44 @@ class World:
                 self.emit(Refused(self.pulse, action.actor, action_name(action), str(error)))
 
     # -- output --------------------------------------------------------------------------------
+    @entry_point
     def snapshot(self) -> dict[str, Any]:
         """The whole state as a JSON-ready dict (SCENARIO.md "final")."""
         from affray.snapshot import snapshot
 
-        self.enter()
         return snapshot(self)
 
+    @entry_point
     def record(self) -> Any:
         """Start recording a replay: from now on every pulse is kept (a keyframe a
         round, deltas between; see affray.replay). Returns the `Recorder`."""
         from affray.replay import start_recording
 
-        self.enter()
         return start_recording(self)
 
-    def replay_html(self, path: str, pulses: int | None = None) -> Any:
+    @entry_point
+    def replay_html(self, path: str, pulses: int | None = None,
+                    until: str | None = None) -> Any:
         """Write the replay page (one self-contained HTML file) to `path`.
 
         A world that is recording writes what it recorded, after running `pulses` more
-        pulses if given. One that is not starts recording now and runs `pulses` (None:
-        to the scenario's end) first. Returns the path written.
+        pulses (or `until="settled"`) if given. One that is not starts recording now and
+        runs `pulses` (None: to the scenario's end; `until="settled"`: only until nothing
+        is left to happen, as `run`) first. Returns the path written.
         """
         from affray.replay import record, write_html
 
-        self.enter()
-        if self.recorder is None or pulses is not None:
-            record(self, pulses)
+        if self.recorder is None or pulses is not None or until is not None:
+            record(self, pulses, until)
         return write_html(self, self.recorder, path)
 
+    @entry_point
     def save(self, path: str) -> None:
-        """Save the world as data (R-ENG-3); `affray.load_world(path)` continues it."""
+        """Save the world as data (R-ENG-3); `affray.load_world(path)` continues it.
+        A world a hook left part-way through a pulse is refused (HookError)."""
+        self._refuse_if_broken()
         from affray.save import save_world
 
-        self.enter()
         save_world(self, path)
 
     def creature_ids(self) -> list[str]:

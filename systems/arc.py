@@ -8,7 +8,8 @@ by the Spell system in spawn order. Walking the queue, each creature the cast HA
 1. floods its water body when it stands in water (R-ELEC-3): everyone standing in that
    body (R-GRID-5, the labels the Terrain system last computed, so terrain changed this
    pulse is seen from the next, R-TERR-4) and not yet struck is queued, in spawn order;
-2. then rolls its arc (R-ELEC-1): one time in four (always when the caster has Conductor,
+2. then, for a ray, bolt, touch or line only (a burst or a cone never arcs), rolls its
+   arc (R-ELEC-1): one time in four (always when the caster has Conductor,
    R-IMM-8 / R-ELEC-6) the nearest creature beside it not yet struck (Euclidean nearest,
    ties to the earlier spawn, R-GRID-2) is queued.
 
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from affray.world import World
 
 _WATER = int(Terrain.WATER)
+# R-ELEC-1: only these shapes arc; a burst or a cone floods water (R-ELEC-3) and no more.
+ARCING_SHAPES = frozenset(("ray", "bolt", "touch", "line"))
 _ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAGONAL = ((1, 1), (-1, 1), (1, -1), (-1, -1))
 
@@ -117,6 +120,7 @@ def spread(world: World, record: CastRecord) -> None:
     caster = sheets.get(record.caster)
     conductor = caster is not None and caster.has("conductor")
     chain = record.definition.chain
+    arcs = record.definition.shape in ARCING_SHAPES  # R-ELEC-1: a burst or cone never arcs
     certain = certain_jumps(world, caster) if chain else 0
     reach = 2 if chain else 1
     jumps = 0
@@ -149,7 +153,7 @@ def spread(world: World, record: CastRecord) -> None:
                     if member not in struck:
                         struck.add(member)
                         queue.append((member, "water", None))
-        if entity in lonely and reach == 1:
+        if not arcs or (entity in lonely and reach == 1):
             continue  # nobody unstruck was beside it, and the struck set only grows
         target = nearest_unstruck(world, (x, y), struck, reach)
         if target is None:

@@ -1,7 +1,7 @@
 """Burst: the cell effects of casts (R-SHAPE-7) and force pushes.
 
 R-FIRE-2 (fire melts ice), R-FIRE-3 (a fire burst lights its centre), R-COLD-2 (cold
-freezes water and puts fires out), R-FORCE-2 (a force burst's blast breaks shut doors),
+freezes water and puts fires out), R-FORCE-2 (a force blast breaks shut doors on its effect cells),
 R-FORCE-3 (and chests it reaches the hardness of), R-FORCE-4 (and thin ice), R-TERR-3
 (whoever stands on ice that melts or shatters falls in), R-FORCE-1 (pushes).
 
@@ -145,14 +145,16 @@ class CastEffects:
 
     # -- blast (force only) ---------------------------------------------------------------------
     def blast_cells(self, cells: list[Cell]) -> None:
-        """R-FORCE-2..4 on each effect cell: doors (a burst's), chests, thin ice."""
+        """R-FORCE-2..4 on each effect cell (R-SHAPE-7: a burst's every cell, a line's
+        last, a ray's, bolt's or touch's one, a cone's none): shut doors, chests, thin
+        ice. A ray, bolt, touch or line does to its cell what a burst does to each of its
+        cells (R-SHAPE-2, R-SHAPE-3), doors included (the R-FORCE-2 ruling)."""
         grid = self.world.grid
-        doors = _CellEntities(Door) if self.record.definition.shape == "burst" else None
+        doors = _CellEntities(Door)
         chests = _CellEntities(Chest)
         for cell in cells:
-            if doors is not None:
-                for entity in doors.at(cell):
-                    self.break_door(entity, cell)
+            for entity in doors.at(cell):
+                self.break_door(entity, cell)
             spawned = sorted(chests.at(cell),
                              key=lambda e: esper.component_for_entity(e, Spawn).number)
             for entity in spawned:
@@ -171,6 +173,7 @@ class CastEffects:
         trapped = door.trapped
         door.state, door.trapped, door.broken_by = "broken", False, self.cause
         self.world.grid.shut[cell[1], cell[0]] = False
+        self.world.grid.version += 1
         self.world.emit(DoorBroken(self.world.pulse, cell, trapped, self.cause))
 
     def break_chest(self, entity: int, cell: Cell) -> None:

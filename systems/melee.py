@@ -29,10 +29,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from affray.errors import HookError
 from affray.systems.base import System
 from affray.systems.rules import volley
 from affray.systems.rules.blow import one_hit
+from affray.systems.rules.engagement import beside, end_fight
 from affray.systems.rules.hit import VictimDeath
+from affray.systems.rules.registry import hook_failed
 from affray.systems.rules.skills import effective_skill
 from affray.systems.rules.stun import attack_chance_value, check_stun, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, RESTING
@@ -46,28 +49,6 @@ if TYPE_CHECKING:
 PLAYER_EXTRA = (("second_attack", 2), ("third_attack", 3), ("fourth_attack", 3),
                 ("fifth_attack", 3))
 NPC_EXTRA = (("second_attack", 2), ("third_attack", 4), ("fourth_attack", 6))
-
-
-def start_fight(world: World, attacker: Sheet, victim: Sheet) -> None:
-    """Both fight: the attacker its victim; the victim fights back unless busy."""
-    attacker.combat.fighting = victim.id
-    if attacker.vitals.position == "standing":
-        attacker.vitals.position = "fighting"
-    if victim.combat.fighting is None:
-        victim.combat.fighting = attacker.id
-        if victim.vitals.position == "standing":
-            victim.vitals.position = "fighting"
-
-
-def beside(a: Sheet, b: Sheet) -> bool:
-    """R-MELEE-2 / R-GRID-2: Chebyshev distance 1."""
-    return max(abs(a.position.x - b.position.x), abs(a.position.y - b.position.y)) == 1
-
-
-def stop_fighting(sheet: Sheet) -> None:
-    sheet.combat.fighting = None
-    if sheet.vitals.position == "fighting":
-        sheet.vitals.position = "standing"
 
 
 # The formula through a memo (its arguments take few values): a C-level look-up per roll.
@@ -127,7 +108,12 @@ def on_fight_hooks(world: World, fighter: Sheet) -> None:
         owners.append(("template", fighter.creature.template))
     owners.extend(("item", piece.item) for piece in fighter.equipment.worn)
     for hook in world.rules.hooks_for("on_fight", owners):
-        hook(fighter, world)
+        try:
+            hook(fighter, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's hook: name it (VictimDeath passes)
+            raise hook_failed(world, hook, error) from error
 
 
 def fighter_round(world: World, fighter: Sheet, victim: Sheet) -> None:
@@ -158,11 +144,12 @@ def fighter_turn(world: World, fighter: Sheet) -> None:
     target_id = fighter.combat.fighting
     victim = world.sheets[world.by_id[target_id]] if target_id else None
     if victim is None or not victim.vitals.alive or not beside(fighter, victim):
-        # R-MELEE-2: a target gone (dead, or stepped away) ends the fight
-        stop_fighting(fighter)
-        world.fighting.discard(fighter.entity)
-        if world.volley_cache is not None:  # a change no event shows (volley_columns)
-            world.volley_cache.touch(fighter.entity)
+        # R-MELEE-2: a target gone ends the fight. The engine ends it the moment its
+        # target dies (R-ACT-2) or steps away (R-ACT-3); this catches a game's hand edit.
+        if victim is None:
+            world.fighting.discard(fighter.entity)
+        else:
+            end_fight(world, fighter, "apart" if victim.vitals.alive else "foe_died")
         return
     fighter_round(world, fighter, victim)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.systems.base import System
+from affray.systems.rules import minds
 from affray.systems.rules.actions import dispatch_ready
 from affray.systems.rules.statuses import next_status_pulse, tick_statuses
 
@@ -44,22 +45,22 @@ class PulseSystem(System):
     """Counts wait and daze down (R-LAG-1) and runs queued actions at wait 0 (R-LAG-2)."""
 
     name = "Pulse"
-    rules = "R-LAG-1, R-LAG-2, R-TIME-1, R-STAT-1..4 (status ticks)"
+    rules = ("R-LAG-1, R-LAG-2, R-TIME-1, R-STAT-1..4 (status ticks), R-MIND-1..7 "
+             "(minds, in the action step)")
 
     def process(self, world: World) -> None:
         world.lag.count_down()
         due = world.status_due  # tick_statuses' own guard, read here to save its call
         if due is not None and due <= world.pulse:
             tick_statuses(world)  # R-STAT-1..4: ticks and ends due this pulse
-        if world.ready:
-            dispatch_ready(world)
+        if world.ready or world.minded:
+            dispatch_ready(world)  # queued actions and minds, in spawn order (R-MIND-1)
 
     def next_pulse(self, world: World) -> int | None:
-        """The earlier of the next queued action and the next status tick."""
-        status = next_status_pulse(world)
-        if not world.ready:  # no queued action (the usual case: skip the look-up)
-            return status
-        action = next_action_pulse(world)
-        if action is None or status is None:
-            return status if action is None else action
-        return min(action, status)
+        """The earliest of the next queued action, the next status tick and the next
+        pulse a mind may act (minds.next_pulse)."""
+        due = [pulse for pulse in (next_status_pulse(world),
+                                   next_action_pulse(world) if world.ready else None,
+                                   minds.next_pulse(world) if world.minded else None)
+               if pulse is not None]
+        return min(due) if due else None

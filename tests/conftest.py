@@ -129,3 +129,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked run_last go to the end, in their order (a stable sort)."""
     items.sort(key=lambda item: item.get_closest_marker("run_last") is not None)
+
+
+def last_event(world: affray.World):
+    """The last event of the log before any `fight` events after it: a hit's own event
+    when R-ACT-1 logged the victim's engagement right after it."""
+    for event in reversed(world.events):
+        if event.kind != "fight":
+            return event
+    raise AssertionError("the log holds no event but fights")

@@ -79,11 +79,11 @@ def test_batch_rows_are_the_runs_of_each_seed():
 
 
 def test_settled_is_the_pulse_after_the_fight_ends():
-    """`settled` is the first pulse with nothing left to happen: one round after the
-    death (the survivor's round that finds its foe dead), plus one."""
+    """`settled` is the first pulse with nothing left to happen: the pulse after the
+    death (the survivor stops fighting the corpse at once, R-ACT-2)."""
     for row in batch(DUEL, runs=3).to_pylist():
         death = row["warrior.death_pulse"] or row["orc.death_pulse"]
-        assert row["settled"] == death + 13
+        assert row["settled"] == death + 1
 
 
 def test_rows_are_the_same_whatever_the_workers_or_the_executor():

@@ -207,6 +207,7 @@ def test_r_cold_2_cold_freezes_water_10_cm_and_records_who_froze_it(make_world):
     assert (world.grid.terrain[1:4, 3:6] == Terrain.ICE).all()
     assert (world.grid.ice_cm[1:4, 3:6] == 10).all()
     assert len(kinds(world, "terrain")) == 9
+    world.enter()  # read esper's storage: the world's context
     records = {(p.x, p.y): ice.cause for _e, (p, ice) in
                __import__("esper").get_components(Position, Ice)}
     assert records == {(x, y): "mage" for x in (3, 4, 5) for y in (1, 2, 3)}
@@ -280,14 +281,84 @@ def test_r_force_4_a_fire_blast_leaves_doors_standing(make_world):
     assert all(d["state"] != "broken" for d in world.snapshot()["doors"])
 
 
-def test_r_force_2_a_bolt_with_a_blast_breaks_no_door(make_world):
-    """R-FORCE-2: only a force burst breaks doors (a bolt's blast does not)."""
-    extra = ('[content.spells.blast_bolt]\ntype = "force"\nshape = "bolt"\ndamage = "1"\n'
-             'save = "none"\nblast = 500\n')
-    world = make_world(scenario(DOORS, [creature("mage", (1, 1))],
-                                [cast("mage", "blast_bolt", (4, 1))], extra=extra))
+BLAST_SHAPES = """
+[content.spells.blast_bolt]
+type = "force"
+shape = "bolt"
+range = 8
+damage = "1"
+save = "none"
+blast = 500
+[content.spells.blast_ray]
+type = "force"
+shape = "ray"
+range = 8
+damage = "1"
+save = "none"
+blast = 500
+[content.spells.blast_touch]
+type = "force"
+shape = "touch"
+damage = "1"
+save = "none"
+blast = 500
+[content.spells.blast_line]
+type = "force"
+shape = "line"
+range = 8
+damage = "1"
+save = "none"
+blast = 500
+[content.spells.blast_cone]
+type = "force"
+shape = "cone"
+range = 4
+damage = "1"
+save = "none"
+blast = 500
+"""
+
+
+@pytest.mark.parametrize(("spell", "mage", "aim", "broken"), [
+    ("blast_bolt", (1, 1), (4, 1), [([4, 1], False)]),   # stops on the door it hits
+    ("blast_ray", (1, 2), (4, 2), [([4, 2], True)]),      # a trapped door: trap destroyed
+    ("blast_touch", (3, 1), (4, 1), [([4, 1], False)]),   # the door beside the caster
+    ("blast_line", (1, 1), (7, 1), [([4, 1], False)]),    # its last cell: the first door
+])
+def test_r_force_2_r_shape_2_a_ray_bolt_touch_or_line_blast_breaks_the_door_on_its_cell(
+        make_world, spell, mage, aim, broken):
+    """R-FORCE-2 ruling, R-SHAPE-2, R-SHAPE-3: a ray, bolt or touch with a blast does to
+    its one cell what a burst does to each of its cells, and a line to its last cell:
+    the shut door there breaks (a trapped one's trap destroyed, striking no one). The
+    locked door behind it, not on the effect cell, stands."""
+    world = make_world(scenario(DOORS, [creature("mage", mage)],
+                                [cast("mage", spell, aim)], extra=BLAST_SHAPES))
+    world.tick()
+    assert [(e["cell"], e["trap_destroyed"]) for e in kinds(world, "door_broken")] == broken
+    assert kinds(world, "damage") == []  # no trap struck anyone, nobody was in the way
+    doors = {tuple(d["at"]): d["state"] for d in world.snapshot()["doors"]}
+    assert doors[(5, 1)] == "shut"  # locked, behind the first door: not its effect cell
+
+
+def test_r_force_2_r_shape_3_a_cone_blast_breaks_no_door(make_world):
+    """R-SHAPE-3 / R-SHAPE-7 (negative case): a cone does no cell effect at all, so a
+    force cone with a blast breaks none of the shut doors it covers."""
+    world = make_world(scenario(DOORS, [creature("mage", (1, 2))],
+                                [cast("mage", "blast_cone", (4, 2))], extra=BLAST_SHAPES))
     world.tick()
     assert kinds(world, "door_broken") == []
+    assert world.grid.shut[1, 4] and world.grid.shut[2, 4]
+
+
+def test_r_force_2_r_shape_2_a_bolt_that_strikes_a_creature_breaks_its_cell_not_the_door(
+        make_world):
+    """R-SHAPE-2: a bolt's cell is the cell of the creature it strikes; the door behind
+    that creature is not its cell and stands."""
+    world = make_world(scenario(DOORS, [creature("mage", (1, 1)), creature("v", (3, 1))],
+                                [cast("mage", "blast_bolt", (4, 1))], extra=BLAST_SHAPES))
+    world.tick()
+    assert kinds(world, "door_broken") == []
+    assert [e["target"] for e in kinds(world, "damage")] == ["v"]
 
 
 @pytest.mark.parametrize(("blast", "broken"), [(49, ["wooden_chest"]),
@@ -377,6 +448,7 @@ def _record(world, caster: str, spell: str, strikes: list[Strike], centre=None,
 
 def _burst(world, records: list[CastRecord]) -> None:
     world.cast_records = records
+    world.enter()  # a system run by hand, outside tick: in the world's esper context
     BurstSystem().process(world)
 
 
@@ -509,6 +581,7 @@ def test_cell_entities_stay_consistent_after_melting_frozen_cells(make_world):
     world.run(pulses=21)
     import esper
 
+    world.enter()  # read esper's storage: the world's context
     assert esper.get_component(Ice) == []
     assert len(esper.get_component(Fire)) == 1
     assert esper.get_component(Chest) == [] and esper.get_component(ItemStack) == []

@@ -711,3 +711,129 @@ def test_check_the_shipped_content_folder():
     assert sorted(line.split(": ok (")[0] for line in lines) == files
     assert f"{content / 'scenarios' / 'duel.toml'}: ok (scenario)" in lines
     assert f"{content / 'spells.toml'}: ok (content)" in lines
+
+
+# -- what people look at: the run summary and the render message (the audit) -----------------
+DUEL = Path(affray.builtin_scenario("duel"))
+
+
+def _table_rows(stdout: str) -> dict[str, list[str]]:
+    cells = [[cell.strip() for cell in line.strip("│").split("│")]
+             for line in stdout.splitlines() if line.startswith("│")]
+    return {row[0]: row[1:] for row in cells}
+
+
+def test_the_summary_shows_the_dead_at_0_hp_and_the_json_keeps_the_data():
+    """The duel's orc dies at 1 hp from a 23-point blow: the table shows it at 0/140,
+    dead (it showed -22/140); `--json` and the snapshot keep -22, the data."""
+    result = affray_cli("run", str(DUEL))
+    assert result.returncode == 0, result.stderr
+    assert _table_rows(result.stdout)["orc"][1:3] == ["0/140", "dead"]
+    document = json.loads(affray_cli("run", str(DUEL), "--json").stdout)
+    orc = next(row for row in document["summary"]["creatures"] if row["id"] == "orc")
+    assert orc["hp"] == document["final"]["creatures"]["orc"]["hp"] < 0
+
+
+def test_the_footer_says_when_the_fight_ended_as_well_as_how_long_it_ran():
+    """The duel runs its 100,000-pulse cap, its last event at pulse 252: the footer says
+    both; `--until settled` says the settled pulse and the cap it stopped short of."""
+    world = affray.load_scenario(DUEL)
+    world.run()
+    last = world.events[-1].pulse
+    world.close()
+    world = affray.load_scenario(DUEL)
+    world.run(until="settled")
+    settled = world.pulse
+    world.close()
+    lines = affray_cli("run", str(DUEL)).stdout.splitlines()
+    assert lines[-1] == f"-- duel: ran 100000 pulses, the last event at pulse {last}, seed 1"
+    lines = affray_cli("run", str(DUEL), "--until", "settled").stdout.splitlines()
+    assert lines[-1] == f"-- duel: settled at pulse {settled} of 100000, seed 1"
+    assert last < settled < 100_000
+
+
+def _batch_table(creatures: dict[str, list[int | None]]):
+    """A batch table by hand: per creature, its death pulse in each run (None: lived)."""
+    pa = pytest.importorskip("pyarrow")
+    runs = len(next(iter(creatures.values())))
+    rows = []
+    for run in range(runs):
+        row = {"run": run, "seed": run, "pulses": 500, "settled": None, "error": None}
+        for creature, deaths in creatures.items():
+            death = deaths[run]
+            row.update({f"{creature}.hp": 0 if death is not None else 10,
+                        f"{creature}.alive": death is None,
+                        f"{creature}.damage_taken": 10 + run % 7 + len(creature),
+                        f"{creature}.struck": 2, f"{creature}.death_pulse": death})
+        rows.append(row)
+    return pa.Table.from_pylist(rows)
+
+
+def _colours_by_creature(figure) -> dict[str, set[tuple[float, ...]]]:
+    """The colours each creature is drawn in, over every panel (its artists carry the
+    gid `creature:<id>`), alpha left aside."""
+    found: dict[str, set[tuple[float, ...]]] = {}
+    for axes in figure.axes:
+        for patch in axes.patches:
+            gid = patch.get_gid() or ""
+            if gid.startswith("creature:"):
+                rgb = tuple(round(v, 4) for v in patch.get_facecolor()[:3])
+                found.setdefault(gid.removeprefix("creature:"), set()).add(rgb)
+    return found
+
+
+def test_report_plots_keep_one_colour_per_creature_in_every_panel():
+    """`affray report --png`: a creature that never died takes no colour away from the
+    others: each creature has one colour in the survival, damage and time-to-kill panels
+    (the kill panel used to recolour the dying ones from the start of the cycle)."""
+    pytest.importorskip("matplotlib", reason="needs affray[plots] (matplotlib)")
+    from matplotlib import pyplot as plt
+
+    from affray.report import creature_colours, figure_of
+
+    table = _batch_table({"hero": [None] * 12, "orc": [40 + 4 * i for i in range(12)]})
+    figure = figure_of(table)
+    colours = _colours_by_creature(figure)
+    panels = {axes.get_gid(): axes for axes in figure.axes}
+    assert {"survival", "damage", "kill"} <= set(panels)
+    kill_ids = {patch.get_gid() for patch in panels["kill"].patches}
+    plt.close(figure)
+    expected = creature_colours(["hero", "orc"])
+    assert colours == {name: {tuple(round(v, 4) for v in expected[name][:3])}
+                       for name in ("hero", "orc")}
+    assert kill_ids == {"creature:orc"}  # drawn in the orc's colour, not the first one
+
+
+def test_report_plots_seven_creatures_as_small_multiples(tmp_path):
+    """Seven creatures: a damage panel and a time-to-kill panel each, titled with the
+    creature, holding only its own histogram on axes shared across the grid; the
+    survival panel has all seven bars. `--png plots` writes plots.png and says so."""
+    pytest.importorskip("matplotlib", reason="needs affray[plots] (matplotlib)")
+    from matplotlib import pyplot as plt
+
+    from affray.report import figure_of, write_table
+
+    names = ["hero", "orc", "squire", "kobold1", "mage", "kobold2", "rat"]
+    table = _batch_table({name: [None if (i + r) % 3 else 30 + 12 * r for r in range(9)]
+                          for i, name in enumerate(names)})
+    figure = figure_of(table)
+    panels = {axes.get_gid(): axes for axes in figure.axes if axes.get_gid()}
+    assert set(panels) == {"survival", *(f"damage:{n}" for n in names),
+                           *(f"kill:{n}" for n in names)}
+    for name in names:
+        for kind in ("damage", "kill"):
+            axes = panels[f"{kind}:{name}"]
+            assert axes.get_title().split(" ")[0] == name
+            assert {patch.get_gid() for patch in axes.patches} == {f"creature:{name}"}
+    grid = [panels[f"damage:{n}"] for n in names]
+    assert len({axes.get_xlim() for axes in grid}) == 1  # shared axes: one scale
+    assert len({axes.get_ylim() for axes in grid}) == 1
+    assert len(panels["survival"].patches) == 7
+    assert all(len(found) == 1 for found in _colours_by_creature(figure).values())
+    plt.close(figure)
+    results = tmp_path / "seven.parquet"
+    write_table(table, results)
+    done = affray_cli("report", str(results), "--png", str(tmp_path / "plots"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"plots written to {tmp_path / 'plots.png'}"
+    assert (tmp_path / "plots.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

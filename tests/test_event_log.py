@@ -31,7 +31,6 @@ from hypothesis import strategies as st
 
 import affray
 import affray.event_log
-from affray.components.creature import Position
 from affray.event_log import EventLog, LazyBlock
 from affray.events import Damage, Defended, Immune, Miss
 from affray.systems.rules import volley
@@ -978,9 +977,9 @@ def test_editing_the_log_between_rounds_drops_the_column_cache() -> None:
 
 
 def settle_on_a_block(builds: list, lazy: bool) -> list[dict]:
-    """64 unkillable fighters fight a round; the game moves every b fighter a cell away
-    (World.place logs nothing), so each fight ends silently on the next round
-    (R-MELEE-2) and the world settles with the first round's blows last in the log."""
+    """64 unkillable fighters fight a round; the game then ends every fight by hand (it
+    clears `Combat.fighting`, which logs nothing: a move would log its R-ACT-3 `fight`
+    events), and the world settles with the first round's blows last in the log."""
     from affray.benchmarks.blows import fighting_pairs
     from affray.content_loader import default_content
 
@@ -991,10 +990,11 @@ def settle_on_a_block(builds: list, lazy: bool) -> list[dict]:
         if lazy:
             assert type(world.events._items[-1]) is LazyBlock and builds == []
         blows = len(world.events)
-        for index in range(32):
-            sheet = world.sheet(f"b{index}")
-            position = world.component(f"b{index}", Position)
-            world.place(sheet.entity, position, position.x + 1, position.y)
+        for creature_id in world.creature_ids():
+            world.sheet(creature_id).combat.fighting = None
+        world.fighting.clear()
+        world.fought_by.clear()
+        world.touch()
         world.run(until="settled")
         assert not world.fighting
         world.run(until="settled")

@@ -251,11 +251,11 @@ def test_one_hit_returns_what_it_took(duel):
     never = ("[content.fight]\nauto_miss_in_20 = 20\nauto_critical_in_20 = 0\n")
     missing = duel("", "hp = 5000", extra=never)
     assert one_hit(missing, missing.sheet("a"), missing.sheet("v")) == 0
-    assert [e.kind for e in missing.events] == ["miss"]
+    assert [e.kind for e in missing.events] == ["miss", "fight"]  # R-ACT-1: it fights back
     dodging = duel("", 'hp = 5000\ndefences = ["dodge"]', extra=SURE)
     fixed_percent(dodging, 1)
     assert one_hit(dodging, dodging.sheet("a"), dodging.sheet("v")) == 0
-    assert [e.kind for e in dodging.events] == ["defended"]
+    assert [e.kind for e in dodging.events] == ["defended", "fight"]
 
 
 class PinnedAll:

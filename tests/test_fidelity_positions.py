@@ -4,6 +4,7 @@ path; R-MELEE-4)."""
 
 from __future__ import annotations
 
+from conftest import last_event
 from fixed_draws import fixed_percent
 
 from affray.text import render_event
@@ -25,7 +26,7 @@ def test_r_eng_4_a_raw_hit_down_the_ladder_is_a_position_event(duel):
     world.damage(None, "v", 14, "harm", cause="raw")
     assert [e.kind for e in world.events] == ["damage", "position"]
     assert positions(world) == [(0, "v", "standing", "incap")]
-    assert render_event(world.events[-1]) == (
+    assert render_event(last_event(world)) == (
         "v is incapacitated and will slowly die if not aided.")
 
 
@@ -93,16 +94,18 @@ def test_r_stun_5_a_stunned_sitting_victim_stays_down_when_hurt(duel):
     assert [e.amount for e in up.events if e.kind == "damage" and e.source == "a"] == [15, 10]
 
 
-def test_r_dmg_1_a_hit_of_0_neither_wakes_nor_runs_post_damage_effects(duel):
+def test_r_dmg_1_r_act_1_a_hit_of_0_runs_no_post_damage_effects_but_is_an_attack(duel):
     """R-DMG-1: a hit that takes nothing (0 after protections) is a damage event of 0
-    and stops there: no inflict, no waking, no post-damage hooks."""
+    with no inflict and no post-damage hooks. It is still an attack (R-ACT-1): the
+    sleeping victim wakes first and fights its attacker beside it."""
     world = duel(TOUGH, TOUGH + '\nposition = "sleeping"')
     calls: list[int] = []
     world.rules.add_hook("post_damage", ("creature", "v"), lambda hit, w: calls.append(1))
     world.damage("a", "v", 0, "harm")
-    assert positions(world) == [] and calls == []
-    assert world.sheet("v").vitals.position == "sleeping"
-    assert world.sheet("v").combat.fighting is None
+    assert calls == []
+    assert positions(world) == [(0, "v", "sleeping", "fighting")]
+    assert world.sheet("v").vitals.hp == world.sheet("v").vitals.max_hp
+    assert world.sheet("v").combat.fighting == "a"
 
 
 def test_a_creature_below_sleeping_does_not_start_fighting_when_hurt(duel):

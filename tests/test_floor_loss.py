@@ -80,6 +80,7 @@ def _with_shape(world, spell: str, shape: str):
 def _lose(world, records: list[CastRecord]) -> list[dict]:
     world.cast_records = records
     start = len(world.events)
+    world.enter()  # a system run by hand, outside tick: in the world's esper context
     FloorItemLossSystem().process(world)
     return [e.to_dict() for e in world.events[start:] if e.kind == "item_lost"]
 
@@ -139,6 +140,7 @@ def test_r_loss_2_draw_for_draw_against_the_same_binomials(make_world):
               int(rng.integers(1, 3000))) for i in range(300)]
     world = _world(make_world, items)
     cells = [(x, y) for x in range(5) for y in range(3)]
+    world.enter()  # read esper's storage: the world's context
     stacks = sorted((spawn.number, stack.item, stack.count, (p.x, p.y)) for _e, (spawn, p, stack)
                     in esper.get_components(Spawn, Position, ItemStack))
     chances = [loss_chance(world.content, "fire", item) for _s, item, _c, _p in stacks]
@@ -241,6 +243,7 @@ def test_r_loss_4_indestructible_worn_and_contained_items_are_never_touched(make
     chest = world.add_item("wooden_chest", (3, 1))
     from affray.components import Chest
 
+    world.enter()  # read esper's storage: the world's context
     esper.component_for_entity(chest, Chest).contents = [ItemStack("scroll", 4)]
     lost = _lose(world, [_record(world, "fire", [(x, y) for x in range(5) for y in range(3)])])
     assert [(e["item"], e["count"]) for e in lost] == [("scroll", 2)]
@@ -307,6 +310,7 @@ def test_r_loss_1_the_floor_index_follows_new_removed_and_moved_stacks(make_worl
     always = ('[content.floor_loss.fire]\nrows = [{ item_class = "scroll", chance = 100 }]\n'
               'verb_one = "burns up"\nverb_many = "burn up"\n')
     world = _world(make_world, [((1, 1), "scroll", 2)], extra=always)
+    world.enter()  # the index is read outside a tick: in the world's esper context
     assert len(floor_index(world).stacks) == 1
     late = world.add_item("scroll", (3, 1), 3)
     lost = _lose(world, [_record(world, "fire", [(1, 1), (3, 1)])])
@@ -315,6 +319,7 @@ def test_r_loss_1_the_floor_index_follows_new_removed_and_moved_stacks(make_worl
     assert floor_index(world).stacks == []
     moved = world.add_item("scroll", (0, 2), 1)
     floor_index(world)
+    world.enter()  # read esper's storage: the world's context
     esper.component_for_entity(moved, Position).x = 4
     reset_floor_index(world)
     lost = _lose(world, [_record(world, "fire", [(4, 2)])])

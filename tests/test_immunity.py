@@ -8,7 +8,7 @@ Through `World.damage` a 37-point hit on an unarmoured victim ends in the flat t
 from __future__ import annotations
 
 import pytest
-from conftest import fixed_blow, make_hit
+from conftest import fixed_blow, last_event, make_hit
 
 from affray.components import Immunities
 from affray.systems.rules import immunity
@@ -35,7 +35,7 @@ def test_r_imm_1_aliases(duel, imm, damage_type, canonical):
     hit's type and in a creature's immunity list; the event names the canonical type."""
     world = duel(victim=f"imm = {imm}\nhp = 100")
     assert world.damage("a", "v", 37, damage_type, ("spell", "magic")) == 0
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert (event["kind"], event["damage_type"]) == ("immune", canonical)
     assert world.sheet("v").vitals.hp == 100
 
@@ -116,7 +116,7 @@ def test_r_imm_2_none_skips_the_whole_check(duel):
     """R-IMM-2: type none skips the check even with flags whose bits are immune."""
     world = duel(victim='imm = ["spell", "weapon", "drowning"]\nhp = 100')
     assert world.damage("a", "v", 37, "none", ("spell", "weapon", "water")) == NORMAL
-    assert world.events[-1].kind == "damage"
+    assert last_event(world).kind == "damage"
 
 
 def test_r_imm_2_other_and_harm_have_no_bit(duel):
@@ -127,7 +127,7 @@ def test_r_imm_2_other_and_harm_have_no_bit(duel):
     assert world.damage("a", "v", 37, "other", ("other",)) == NORMAL
     assert world.damage("a", "v", 37, "harm", ("other",)) == NORMAL
     assert world.damage("a", "v", 37, "harm", ("spell",)) == 0
-    assert world.events[-1].kind == "immune"
+    assert last_event(world).kind == "immune"
 
 
 def test_r_imm_2_other_and_harm_are_not_bit_names(duel):
@@ -157,7 +157,7 @@ def test_r_imm_3_resolution(duel, victim, expected):
     resistant takes a third off, vulnerable adds a half."""
     world = duel(victim=f"{victim}\nhp = 100")
     assert world.damage("a", "v", 37, "fire", ("spell",)) == expected
-    assert world.events[-1].kind == ("immune" if expected == 0 else "damage")
+    assert last_event(world).kind == ("immune" if expected == 0 else "damage")
 
 
 @pytest.mark.parametrize(("outcome", "dam", "expected"), [
@@ -207,11 +207,12 @@ def test_r_imm_4_vulnerabilities_do_not_stack(duel):
 
 
 def _blows(world, count=12):
-    """Strike `count` blows from a at v; the events they logged."""
+    """Strike `count` blows from a at v; the events they logged (the blows', not the
+    `fight` event of v starting to fight back after the first, R-ACT-1)."""
     start = len(world.events)
     for _ in range(count):
         one_hit(world, world.sheet("a"), world.sheet("v"))
-    return [event.to_dict() for event in world.events[start:]]
+    return [event.to_dict() for event in world.events[start:] if event.kind != "fight"]
 
 
 def test_r_imm_5_bare_hands_are_bash(duel):
@@ -304,7 +305,7 @@ def test_r_imm_8_conductor_alias_and_pipeline(duel):
     assert plain.damage("a", "v", 37, "electricity", ("spell",)) == NORMAL
     shielded = duel(victim='affects = ["conductor"]\nimm = ["lightning"]\nhp = 100')
     assert shielded.damage("a", "v", 37, "lightning", ("spell",)) == 0
-    assert shielded.events[-1].kind == "immune"
+    assert last_event(shielded).kind == "immune"
 
 
 # ---------------------------------------------------------------------------------------

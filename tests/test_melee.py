@@ -105,8 +105,9 @@ def test_r_time_3_on_fight_hooks_run_after_the_blows_own_then_worn_items(duel):
                          lambda fighter, w: calls.append(f"own:{len(w.events)}"))
     world.start_fight("a", "v")
     world.tick()
-    # own first (after a's one blow: 1 event), then body armour, then the cap (wear order)
-    assert calls == ["own:1", "armor:a", "cap:a"]
+    # own first (after the two `fight` events and a's one blow: 3 events), then body
+    # armour, then the cap (wear order)
+    assert calls == ["own:3", "armor:a", "cap:a"]
 
 
 def test_r_melee_1_a_miss_ends_the_blow(duel):
@@ -138,14 +139,15 @@ def test_r_melee_1_order_defences_then_pre_damage_message_inflict_post_damage(du
                          lambda hit, w: seen.append(("pre", hit.dam, hp.hp, len(w.events))))
     world.rules.add_hook("post_damage", ("creature", "v"),
                          lambda hit, w: seen.append(("post", hit.dam, hp.hp, len(w.events))))
-    world.sheet("v").combat.fighting = None  # asleep: it does not fight back
+    world.sheet("v").combat.fighting = None  # asleep: it does not fight back yet
     world.sheet("a").combat.fighting = "v"
     world.fighting.add(world.sheet("a").entity)
     world.tick()
     # 7 -> position x2 = 14 is seen by the defence already; the message is the 1st event,
-    # the victim waking (a `position` event) the 2nd, both before the post-damage effects
-    assert seen == [("defence", 14, 100, 0), ("pre", 14, 100, 0), ("post", 14, 86, 2)]
-    assert [e.kind for e in world.events[:2]] == ["damage", "position"]
+    # the victim waking (a `position` event) the 2nd and fighting back (R-ACT-1) the 3rd,
+    # all before the post-damage effects
+    assert seen == [("defence", 14, 100, 0), ("pre", 14, 100, 0), ("post", 14, 86, 3)]
+    assert [e.kind for e in world.events[:3]] == ["damage", "position", "fight"]
 
 
 def test_r_melee_1_a_successful_defence_ends_the_blow(duel):
@@ -400,15 +402,14 @@ def test_r_time_3_on_fight_hooks_run_even_when_a_stun_costs_the_blows(duel):
 
 def test_a_sleeping_or_incapacitated_fighter_deals_no_blows(duel):
     """Asleep or worse (a player at 0 hp is "stunned", "incap"...), no blows: a sleeping
-    fighter that nothing hurts (every blow on it misses) never strikes."""
-    never = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
-             "[content.fight.armor]\np_floor = 0.0\np_cap = 0.0\n")
-    world = duel(TOUGH + '\nposition = "sleeping"', TOUGH, extra=never)
-    world.start_fight("v", "a")
+    fighter that nobody attacks (its foe sleeps too, so it never fights back to wake it,
+    R-ACT-1) never strikes."""
+    world = duel(TOUGH + '\nposition = "sleeping"', TOUGH + '\nposition = "sleeping"')
+    world.start_fight("a", "v")
     world.run(pulses=25)
     assert world.sheet("a").combat.fighting == "v"
-    assert [(e["source"], e["pulse"]) for e in kinds(world, "damage", "miss")] == [
-        ("v", 0), ("v", 12), ("v", 24)]
+    assert world.sheet("v").combat.fighting is None  # a sleeper is woken by a blow only
+    assert kinds(world, "damage", "miss") == []
     incap = duel(TOUGH, 'player = true\nhp = 500\nposition = "incap"', extra=SURE)
     incap.start_fight("a", "v")
     incap.run(pulses=25)

@@ -7,6 +7,7 @@ melee modifier sees (R-MELEE-1, R-MELEE-3, R-MELEE-5).
 from __future__ import annotations
 
 import pytest
+from conftest import last_event
 from fixed_draws import fixed_percent
 
 from affray.systems.rules.blow import apply_damroll
@@ -64,8 +65,8 @@ def test_r_melee_1_the_victims_movement_is_brought_up_to_date_before_it_defends(
     from affray.systems.rules.blow import one_hit
 
     one_hit(world, world.sheet("a"), world.sheet("v"))
-    assert [e.kind for e in world.events] == ["defended"]
-    assert world.events[-1].defence == "dodge"
+    assert [e.kind for e in world.events] == ["defended", "fight"]  # R-ACT-1
+    assert last_event(world).defence == "dodge"
     assert world.sheet("v").vitals.move == 20
 
 
@@ -87,6 +88,6 @@ def test_r_melee_5_a_melee_modifier_sees_the_blow_unsettled_and_unsaved(duel):
 
     one_hit(world, world.sheet("a"), world.sheet("v"))
     assert seen == [(0, 0, False)]
-    damage = world.events[-1]
+    damage = last_event(world)
     assert damage.kind == "damage"
     assert (damage.raw, damage.saved) == (7, False)

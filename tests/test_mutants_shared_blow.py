@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from conftest import last_event
 
 from affray.systems.rules.blow import one_hit
 
@@ -29,7 +30,7 @@ def blow_raw(world, value) -> object:
 
     world.rules.add_modifier("melee", leave)
     one_hit(world, world.sheet("a"), world.sheet("v"))
-    event = world.events[-1]
+    event = last_event(world)
     assert event.kind == "damage"
     return event.raw
 
@@ -74,5 +75,5 @@ def test_r_imm_9_the_material_pass_takes_only_a_positive_hit(duel, flags, left, 
 
     world.rules.add_hook("on_immune", ("creature", "v"), handle)
     one_hit(world, world.sheet("a"), world.sheet("v"))
-    event = world.events[-1]
+    event = last_event(world)
     assert (event.kind, event.amount) == ("damage", expected)

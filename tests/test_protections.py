@@ -12,7 +12,7 @@ from itertools import product as itertools_product
 
 import msgspec
 import pytest
-from conftest import fixed_blow, make_hit
+from conftest import fixed_blow, last_event, make_hit
 
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.protections import (
@@ -217,7 +217,7 @@ def test_r_prot_5_hook_zeroes_and_skips_table(duel):
     world = duel(victim='vuln = ["fire"]\nhp = 100')
     world.rules.add_hook("on_immune", ("creature", "v"), _zero_and_handle)
     assert world.damage("a", "v", 37, "fire", ("spell", "magic")) == 0
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert event["kind"] == "immune"
     assert (event["source"], event["target"], event["damage_type"]) == ("a", "v", "fire")
     assert world.sheet("v").vitals.hp == 100
@@ -229,7 +229,7 @@ def test_r_prot_5_handled_hook_skips_table_without_zeroing(duel):
     world = duel(victim='vuln = ["fire"]\nhp = 100')
     world.rules.add_hook("on_immune", ("creature", "v"), lambda hit, w: True)
     assert world.damage("a", "v", 37, "fire", ("spell",)) == 29
-    assert world.events[-1].kind == "damage"
+    assert last_event(world).kind == "damage"
 
 
 def test_r_prot_5_unhandled_hook_lets_table_run(duel):
@@ -245,7 +245,7 @@ def test_r_prot_5_unhandled_hook_lets_table_run(duel):
     world.rules.add_hook("on_immune", ("creature", "v"), look)
     assert world.damage("a", "v", 37, "fire", ("spell",)) == 44
     assert seen == [37]
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert (event["kind"], event["amount"], event["raw"]) == ("damage", 44, 37)
 
 
@@ -273,7 +273,7 @@ def test_r_prot_5_hook_order_own_template_affect(duel):
     world.rules.add_hook("on_immune", ("template", "kobold"), _zero_and_handle)
     assert world.damage("a", "v", 37, "fire", ("spell",)) == 0
     assert calls == ["own", "template"]
-    assert world.events[-1].kind == "immune"
+    assert last_event(world).kind == "immune"
 
 
 def test_r_prot_5_immunity_sits_after_liturgy_before_trim(duel):
@@ -317,7 +317,7 @@ def test_r_prot_7_armor_is_last(duel):
         "sanctuary", "alignment", "temperature", "liturgy", "immunity", "flat_trim", "armor"]
     # k = 3*10 + 0 = 30; x = 100/30; x/(1+x) = 0.769 -> cap 0.75; 29 - int(21.75) = 8.
     assert world.damage("a", "v", 37, "bash", ("other",)) == 8
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert (event["amount"], event["raw"]) == (8, 37)
 
 
@@ -530,7 +530,7 @@ def test_r_prot_9_worked_example(duel):
     world = duel(attacker="alignment = 0",
                  victim='affects = ["sanctuary", "protection_heat"]\nres = ["fire"]\nhp = 100')
     assert world.damage("a", "v", 37, "fire", ("spell", "magic")) == 10
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert (event["kind"], event["amount"], event["raw"]) == ("damage", 10, 37)
     assert world.sheet("v").vitals.hp == 90
 
@@ -558,7 +558,7 @@ def test_r_dmg_1_every_cause_meets_the_protections(duel, cause):
     sanctuary victim -> 18 -> trim 14."""
     world = duel(victim='affects = ["sanctuary"]\nhp = 100')
     assert world.damage("a", "v", 37, "fire", ("spell",), cause=cause) == 14
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert (event["amount"], event["raw"], event["cause"]) == (14, 37, cause)
 
 
@@ -568,7 +568,7 @@ def test_r_dmg_1_raw_skips_protections(duel):
                         '\nhp = 200')
     assert world.damage("a", "v", 37, "fire", ("spell",), cause="raw") == 37
     assert world.damage("a", "v", 37, "bash", ("weapon",), cause="raw") == 37
-    event = world.events[-1].to_dict()
+    event = last_event(world).to_dict()
     assert (event["kind"], event["amount"], event["raw"], event["cause"]) == (
         "damage", 37, 37, "raw")
     assert world.sheet("v").vitals.hp == 200 - 74
@@ -609,7 +609,7 @@ def test_r_dmg_3_flags_meet_different_bits(duel, imm, flags, expected):
     weapon bit, a spell-flag one the spell bit."""
     world = duel(victim=f"imm = {imm}\nhp = 100")
     assert world.damage("a", "v", 37, "bash", flags) == expected
-    assert world.events[-1].kind == ("immune" if expected == 0 else "damage")
+    assert last_event(world).kind == ("immune" if expected == 0 else "damage")
 
 
 def test_r_dmg_3_unknown_type_or_flag_refused(duel):
@@ -632,7 +632,7 @@ def test_r_dmg_2_kill_raises_victim_death(duel):
         world.damage("a", "v", 37, "fire", ("spell",))
     assert (caught.value.victim, caught.value.killer) == ("v", "a")
     assert not world.sheet("v").vitals.alive
-    assert world.events[-1].to_dict()["kind"] == "death"
+    assert last_event(world).to_dict()["kind"] == "death"
 
 
 def test_r_dmg_2_hook_cannot_swallow_death(duel):
@@ -656,7 +656,8 @@ def test_r_dmg_2_hook_cannot_swallow_death(duel):
     assert not world.sheet("a").vitals.alive
     assert world.sheet("v").vitals.hp == 95
     kinds = [event.kind for event in world.events]
-    assert kinds == ["damage", "damage", "death"]
+    # v fights back (R-ACT-1), its thorns kill a, and the fight ends with a (R-ACT-2)
+    assert kinds == ["damage", "fight", "damage", "death", "fight"]
 
 
 # ---------------------------------------------------------------------------------------

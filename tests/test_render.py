@@ -8,7 +8,7 @@ import pytest
 
 import affray
 from affray.cli import main as cli_main
-from affray.render import ascii_frame, render_ascii
+from affray.render import LEGEND_MIN_WIDTH_PX, ascii_frame, png_figure, render_ascii
 from affray.replay import PALETTE, creature_meta, frame_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,7 +161,9 @@ def test_png_render_draws_the_grid(tmp_path, capsys):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     pixels = image.imread(str(out))
     cell, title = 32, round(0.7 * 32)
-    assert pixels.shape[1] == 12 * cell and abs(pixels.shape[0] - (6 * cell + title)) <= 1
+    # The map from the top-left corner under the title band, the legend below it.
+    assert pixels.shape[1] == max(12 * cell, LEGEND_MIN_WIDTH_PX)
+    assert pixels.shape[0] > 6 * cell + title
 
     def colour(x: float, y: float) -> str:
         r, g, b = (round(float(v) * 255) for v in pixels[int(title + y * cell),
@@ -209,3 +211,50 @@ def test_png_draws_the_pulse_like_the_page(tmp_path):
                    for c in corners), (x, y, corners, tint)
     assert rows[6][1] == "." and (1, 6) not in reached  # a floor cell off the bolt...
     assert rgb(1.5, 6.5) == tuple(bytes.fromhex(PALETTE["floor"][1:]))  # keeps the floor
+
+
+def test_png_says_the_file_it_really_wrote(tmp_path, capsys):
+    """`render --png picture` writes `picture.png` and says so (it said "wrote picture");
+    any name not ending in .png gets .png added, and the file is a PNG whatever the
+    name (matplotlib would have written a JPEG for `.jpg`)."""
+    pytest.importorskip("matplotlib", reason="needs affray[png] (matplotlib)")
+    for given, written in (("picture", "picture.png"), ("shot.jpg", "shot.jpg.png"),
+                           ("upper.PNG", "upper.PNG")):
+        status, printed, _err = rendered([DEMO, "--png", str(tmp_path / given)], capsys)
+        assert status == 0
+        assert printed == f"wrote {tmp_path / written}\n"
+        assert (tmp_path / written).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["picture.png", "shot.jpg.png",
+                                                                "upper.PNG"]
+
+
+def _texts(figure) -> dict[str, object]:
+    """The figure's texts by their gid (`name:<id>` on the map, `legend:<label>`)."""
+    return {text.get_gid(): text for axes in figure.axes for text in axes.texts
+            if text.get_gid()}
+
+
+def test_png_names_each_creature_beside_its_glyph_and_has_a_legend(make_world):
+    """The PNG names every living creature under its glyph, in its own cell, and its
+    legend names each symbol on the map (terrain, doors, items, chests) and each creature
+    with its glyph, hp and cell; the dead are listed as dead with 0 hp."""
+    pytest.importorskip("matplotlib", reason="needs affray[png] (matplotlib)")
+    from matplotlib import pyplot as plt
+
+    world = make_world(SKIRMISH)
+    world.sheet("brute").vitals.hp = -5
+    world.sheet("brute").vitals.alive = False
+    figure = png_figure(world)
+    texts = _texts(figure)
+    plt.close(figure)
+    for creature_id, (x, y) in (("hero", (1, 1)), ("kobold1", (2, 2))):
+        name = texts[f"name:{creature_id}"]
+        assert name.get_text() == creature_id
+        tx, ty = name.get_position()
+        assert (x <= tx <= x + 1) and (y + 0.5 <= ty <= y + 1)  # under the glyph
+    assert "name:brute" not in texts  # the dead are a cross, not a name
+    labels = [gid.removeprefix("legend:") for gid in texts if gid.startswith("legend:")]
+    assert labels == ["floor", "wall", "water", "ice (10 cm; whiter from 30 cm)",
+                      "shut door", "scroll", "chest",
+                      "hero  hp 180/180  [1, 1]", "kobold1  hp 30/30  [2, 2]",
+                      "brute  hp 0/140  [6, 3]  dead"]

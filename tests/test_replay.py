@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import affray
+import affray.replay as replay_module
 from affray.cli import main as cli_main
 from affray.replay import (
     ROUND_PULSES,
@@ -21,7 +22,7 @@ from affray.replay import (
     predict,
     unpack,
 )
-from affray.text import render_event
+from affray.text import render_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LAKE_STORM = ROOT / "tests" / "data" / "lake_storm.toml"
@@ -206,8 +207,7 @@ def test_page_is_self_contained_with_every_event_and_its_text(tmp_path):
     assert "://" not in html
     assert "<link" not in html and " src=" not in html
     data = page_data(path)
-    assert [event["text"] for event in data["events"]] == \
-        [render_event(event) for event in world.events]
+    assert [event["text"] for event in data["events"]] == render_events(world.events)
     assert data["creatures"]["kobold1"]["glyph"] == "k"
     assert data["creatures"]["orc1"]["glyph"] == "o"
     assert data["creatures"]["stormcaller"]["glyph"] == "@"
@@ -294,3 +294,132 @@ def test_python_m_affray_replay_writes_the_page(tmp_path):
     assert result.returncode == 0, result.stderr
     assert f"wrote {out}: pulses 0-30" in result.stdout
     assert page_data(out)["end"] == 30
+
+
+# -- idle stretches and `--until settled` (the audit: a replay that never ended) --------------
+DUEL = ROOT / "content" / "scenarios" / "duel.toml"
+
+
+def endless_duel(tmp_path: Path) -> Path:
+    """The built-in duel with the largest `pulses` a scenario may have (2**63 - 1):
+    `affray run` ends it at once by jumping the idle pulses after the fight."""
+    text = DUEL.read_text(encoding="utf-8").replace("pulses = 100000",
+                                                    "pulses = 9223372036854775807")
+    path = tmp_path / "endless.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_recording_a_jump_is_one_prediction_however_long(monkeypatch):
+    """R-LAG-1 / R-TIME-1: the recorder meets a jumped idle stretch with one prediction
+    (lag counted down by the gap), never one per pulse jumped: the duel's 99,700 idle
+    pulses after its fight cost what a pulse does."""
+    calls = []
+    real = replay_module.predict
+
+    def counting(frame, pulses=1):
+        calls.append(pulses)
+        return real(frame, pulses)
+
+    monkeypatch.setattr(replay_module, "predict", counting)
+    world = affray.load_scenario(DUEL)
+    recorder = world.record()
+    world.run()
+    assert world.pulse == 100_000
+    assert len(calls) <= len(world.events) + 300  # about one a pulse run, not 100,000
+    assert max(calls) > 99_000  # the idle tail, in one step
+    data = recorder.data(world)
+    world.close()
+    stepped = affray.load_scenario(DUEL)
+    frames = frames_by_ticking(stepped, 300)
+    stepped.close()
+    for pulse in (0, 100, 252, 253, 264, 265, 300):
+        assert decode_frame(data, pulse) == frames[pulse], pulse
+    assert decode_frame(data, 100_000) == {**frames[300], "pulse": 100_000}
+
+
+def test_predict_over_a_gap_is_the_pulses_one_by_one():
+    """R-LAG-1: predicting n pulses at once counts wait and daze down by n, never below
+    0, and fires' pulses_left by n: the same as n single predictions."""
+    frame = {"pulse": 10, "map": ["."], "creatures": {
+        "a": {"at": [0, 0], "wait": 5, "daze": 30}, "b": {"at": [0, 0], "wait": 0, "daze": 0}},
+        "fires": [{"at": [0, 0], "pulses_left": 200}, {"at": [0, 0], "pulses_left": None}]}
+    one_by_one = frame
+    for _ in range(12):
+        one_by_one = predict(one_by_one)
+    assert predict(frame, 12) == one_by_one
+    assert predict(frame, 12)["creatures"]["a"] == {"at": [0, 0], "wait": 0, "daze": 18}
+    assert predict(frame, 12)["fires"] == [{"at": [0, 0], "pulses_left": 188},
+                                          {"at": [0, 0], "pulses_left": None}]
+    assert predict(frame, 2**62)["pulse"] == 10 + 2**62
+
+
+def test_replay_of_an_endless_scenario_ends_and_stays_small(tmp_path):
+    """`affray replay` on a scenario of 2**63 - 1 pulses, which `affray run` ends in under
+    a second: the page spans them all from a keyframe or two (a few KB), says where the
+    last event was, and `--until settled` ends it at the settled pulse instead."""
+    import subprocess
+    import sys
+
+    scenario = endless_duel(tmp_path)
+    out = tmp_path / "endless.html"
+    done = subprocess.run([sys.executable, "-m", "affray", "replay", str(scenario), "-o",
+                           str(out)], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"wrote {out}: pulses 0-9223372036854775807 (last event at "
+                                  "pulse 252; --until settled stops once nothing more can "
+                                  "happen), ")
+    data = page_data(out)
+    assert (data["start"], data["end"], data["settled"]) == (0, 2**63 - 1, None)
+    assert out.stat().st_size < 40_000
+    assert decode_frame(data, 2**63 - 1)["creatures"]["orc"]["alive"] is False
+
+    settled = tmp_path / "settled.html"
+    done = subprocess.run([sys.executable, "-m", "affray", "replay", str(scenario), "--until",
+                           "settled", "-o", str(settled)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    world = affray.load_scenario(scenario)
+    world.run(until="settled")
+    at = world.pulse
+    world.close()
+    assert done.stdout.startswith(f"wrote {settled}: pulses 0-{at} (settled), ")
+    data = page_data(settled)
+    # The page runs to "pulse <settled>", the frame after it, where the settled line is.
+    assert (data["start"], data["end"], data["settled"]) == (0, at + 1, at)
+    assert data["events"][-1] == {"pulse": at, "kind": "settled",
+                                  "text": "All is still: nothing is left to happen."}
+    assert settled.stat().st_size < 40_000
+
+
+def test_replay_html_until_settled_from_python(tmp_path):
+    """`World.replay_html(path, until="settled")` and `affray.replay.record(world,
+    until="settled")` stop where `run(until="settled")` does; a bad `until` or `pulses`
+    is a UsageError that leaves the world unrecorded and where it was."""
+    from affray.replay import record
+
+    world = affray.load_scenario(DUEL)
+    data = page_data(world.replay_html(tmp_path / "duel.html", until="settled"))
+    settled_at = world.pulse
+    assert world.events[-1].kind == "settled" and settled_at < 300
+    assert (data["end"], data["settled"]) == (settled_at + 1, settled_at)
+    assert decode_frame(data, settled_at + 1) == {**frame_of(world), "pulse": settled_at + 1}
+    world.close()
+    world = affray.load_scenario(DUEL)
+    for bad in ({"until": "dead"}, {"pulses": -1}, {"pulses": "9"}):
+        with pytest.raises(affray.UsageError):
+            record(world, **bad)
+        assert world.recorder is None and world.pulse == 0
+    world.close()
+
+
+def test_the_replay_message_hints_at_until_settled_only_when_it_would_help(tmp_path, capsys):
+    """`affray replay` names the last event's pulse only when the world had settled
+    well before the end it ran to; a fight still going at the end gets no such hint."""
+    out = tmp_path / "duel.html"
+    assert cli_main(["replay", str(DUEL), "--pulses", "100", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}: pulses 0-100, {out.stat().st_size} bytes\n"
+    assert cli_main(["replay", str(DUEL), "-o", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        f"wrote {out}: pulses 0-100000 (last event at pulse 252; --until settled stops once "
+        f"nothing more can happen), {out.stat().st_size} bytes\n")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.text import render_event
+from affray.text import render_event, render_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LAKE_STORM = ROOT / "tests" / "data" / "lake_storm.toml"
@@ -104,14 +104,19 @@ def check_page(page: Page, snapshots: dict[int, dict], events: list) -> None:
     shown = page.page.get_attribute("#board", "data-pulse")
     assert shown is not None and int(shown) >= 5
     assert page.page.text_content("#counter").startswith(f"pulse {shown}")
-    # Stepping to the pulse of each kind of event shows that event's text.
+    # Stepping to the pulse of each kind of event shows that pulse's lines of player
+    # text (a cast's cell effects of one kind folded into one line: affray.text).
+    lines = render_events(events)
     firsts = {}
     for event in events:
         firsts.setdefault(event.kind, event)
     for event in firsts.values():
         page.js(f"affray.seekPulse({event.pulse})")
         assert page.js("affray.pulse()") == event.pulse
-        assert render_event(event) in page.page.text_content("#text"), event
+        shown = [div for div in page.js(
+            "[...document.querySelectorAll('#text div')].map((d) => d.textContent)")]
+        assert shown == [f"[{e.pulse}] {line}" for e, line in zip(events, lines, strict=True)
+                         if e.pulse == event.pulse and line is not None], event
     # The creatures drawn at a pulse are the snapshot's living ones (pulse P shows the
     # state at its end: the snapshot after P + 1 pulses).
     deaths = [event.pulse for event in events if event.kind == "death"]
@@ -201,6 +206,45 @@ def test_lake_storm_replay_plays_in_a_browser(browser, tmp_path):
         if os.environ.get("AFFRAY_UPDATE_DOCS_IMG") == "1":
             shutil.copy(tmp_path / "replay-storm.png",
                         ROOT / "docs" / "img" / "replay-storm.png")
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+def test_an_endless_page_seeks_to_its_end_and_a_settled_one_ends_on_its_line(browser, tmp_path):
+    """The duel with `pulses = 2**63 - 1`: the page decodes its last frame in one jump
+    (the End key: the orc dead, the warrior standing); recorded `until="settled"`, its
+    last pulse is the settled one, showing "All is still", and the heading says so."""
+    text = (ROOT / "content" / "scenarios" / "duel.toml").read_text(encoding="utf-8")
+    scenario = tmp_path / "endless.toml"
+    scenario.write_text(text.replace("pulses = 100000", "pulses = 9223372036854775807"),
+                        encoding="utf-8")
+    world = affray.load_scenario(scenario)
+    endless = world.replay_html(tmp_path / "endless.html")
+    world.close()
+    page = Page(browser, endless)
+    try:
+        page.page.keyboard.press("End")
+        assert page.js("affray.frameIndex() === affray.data().end")
+        assert page.js("affray.frame().creatures.orc.alive") is False
+        assert page.js("affray.livingCount()") == page.js("affray.drawnCount()") == 1
+        page.js("affray.seekPulse(252)")  # the killing blow's pulse, then its text
+        assert "orc is killed by warrior." in page.page.text_content("#text")
+        assert page.errors == []
+    finally:
+        page.close()
+    world = affray.load_scenario(scenario)
+    settled = world.replay_html(tmp_path / "settled.html", until="settled")
+    at = world.pulse
+    world.close()
+    page = Page(browser, settled)
+    try:
+        page.page.keyboard.press("End")
+        assert page.js("affray.pulse()") == at
+        assert page.page.text_content("#counter").startswith(f"pulse {at} ")
+        assert page.page.text_content("#text") == (f"[{at}] All is still: nothing is left "
+                                                   "to happen.")
+        assert f"pulses 0-{at} (settled)" in page.page.text_content("#subtitle")
         assert page.errors == []
     finally:
         page.close()

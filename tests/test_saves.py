@@ -475,7 +475,7 @@ def test_r_save_6_7_8_end_to_end(duel, monkeypatch):
         assert cast_and_save(hooked, monkeypatch, "percent", draw) is saved
     immune = duel("level = 30", 'level = 30\nhp = 100\nimm = ["cold"]', extra=COLD)
     pin_draws(immune, monkeypatch, "percent", [])
-    assert kinds(cast(immune, "a", "frost", "v")) == ["cast", "immune"]
+    assert kinds(cast(immune, "a", "frost", "v")) == ["cast", "immune", "fight"]  # R-ACT-1
 
 
 def test_r_save_9_dispel_end_to_end(duel, monkeypatch):

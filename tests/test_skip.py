@@ -224,8 +224,8 @@ def _count_ticks(world: affray.World) -> list[int]:
 
 def test_a_fight_ticks_only_its_rounds_r_time_2(make_world):
     """R-TIME-2: with a fight and nothing else, run() ticks only round pulses (multiples
-    of 12) and the pulse after the fight ends; the rest of the 100,000 pulses are jumped,
-    and the log is that of stepping."""
+    of 12), the last the round of the death (the fight ends with it, R-ACT-2); the rest
+    of the 100,000 pulses are jumped, and the log is that of stepping."""
     world = make_world(DUEL_TO_THE_DEATH, seed=3)
     ticked = _count_ticks(world)
     world.run()
@@ -233,7 +233,7 @@ def test_a_fight_ticks_only_its_rounds_r_time_2(make_world):
     deaths = [e for e in world.events if e.kind == "death"]
     assert len(deaths) == 1
     assert all(pulse % 12 == 0 for pulse in ticked)
-    assert ticked[-1] == deaths[0].pulse + 12  # the survivor's round that ends the fight
+    assert ticked[-1] == deaths[0].pulse  # R-ACT-2: nobody fights the corpse after it
     assert len(ticked) == ticked[-1] // 12 + 1
     step_events, _ = stepped(DUEL_TO_THE_DEATH.replace("pulses = 100000", "pulses = 2000", 1),
                              seed=3)
@@ -329,7 +329,7 @@ def test_settled_then_run_ends_as_run_alone(make_world):
     world.run(until="settled")
     settled_at = world.pulse
     assert world.events[-1].kind == "settled"
-    assert settled_at == next(e.pulse for e in world.events if e.kind == "death") + 13
+    assert settled_at == next(e.pulse for e in world.events if e.kind == "death") + 1
     world.run()
     world.run(until="settled")  # already at the end: nothing more
     assert world.pulse == alone.pulse == 100_000
@@ -398,8 +398,8 @@ def test_a_world_without_an_end_runs_until_it_settles(make_world):
     assert world.pulse == 0
     world.run(until="settled")
     death = next(e.pulse for e in world.events if e.kind == "death")
-    assert world.pulse == death + 13
-    assert world.events[-1].to_dict() == {"pulse": death + 13, "kind": "settled"}
+    assert world.pulse == death + 1  # R-ACT-2: the fight ended with the death
+    assert world.events[-1].to_dict() == {"pulse": death + 1, "kind": "settled"}
 
 
 def test_the_issue_s_own_idle_scenario_with_the_int64_pulse_cap_ends_at_once(make_world,

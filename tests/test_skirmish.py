@@ -35,7 +35,10 @@ def test_the_skirmish_rounds_are_vectorised_and_log_the_scalar_kinds_r_melee_1(
         assert world.content.fight.vectorise_min_fighters <= 80
         world.tick()
         assert rounds == [0] and world.events.pending  # the round's blows: columns
-        first = world.events[:]
+        first = [e for e in world.events if e.kind != "fight"]  # R-ACT-3: the fights begun
+        assert {(e.source, e.target, e.change) for e in world.events if e.kind == "fight"} \
+            == {(w.id, w.combat.fighting, "started")
+                for w in (world.sheet(i) for i in world.creature_ids()) if w.combat.fighting}
         assert len(first) >= 80 and {e.kind for e in first} <= {"damage", "miss", "defended"}
         assert all(e.cause == "melee" for e in first if e.kind in ("damage", "miss"))
         assert {e.source for e in first} == {f"{side}{n}" for side in ("guard", "orc")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import four_sigma
+from conftest import four_sigma, last_event
 from test_magic import cast, events_of, spell_toml
 
 import affray
@@ -299,7 +299,7 @@ def test_a_status_that_kills_stops_ticking_r_stat_1(make_world):
     assert deaths == [{"pulse": 8, "kind": "death", "target": "v", "killer": None}]
     assert ends(world) == []
     assert world.snapshot()["creatures"]["v"]["statuses"] == {}
-    assert world.events[-1].kind == "death"
+    assert last_event(world).kind == "death"
 
 
 def test_a_creature_killed_by_a_spell_loses_its_statuses_r_stat_1(standoff):
@@ -353,7 +353,7 @@ def test_status_events_read_as_player_text_r_stat_1_r_stat_3_r_stat_4(make_world
     lines = render_log(world.events)
     assert lines[0] == "[   4] v burns for 2."
     assert "[  12] v suffers 1 from the poison." in lines
-    assert "[  24] v loses 1 to the acid eating at it." in lines
+    assert "[  24] v loses 1 to the acid eating at them." in lines
     assert "[  48] v is no longer burning." in lines
     assert lines[-1] == "[ 120] v is no longer poisoned."
     tick = events_of(world, "damage", status="poisoned")[0]
@@ -366,7 +366,7 @@ def test_a_world_settles_only_after_its_last_status_ends_r_stat_4(make_world):
     world = alone(make_world, "hp = 100\nstatuses = { burning = 1, poisoned = 1 }")
     world.run(500, until="settled")
     assert ends(world)[-1] == (120, "v", "poisoned")
-    assert world.events[-1].to_dict() == {"pulse": 121, "kind": "settled"}
+    assert last_event(world).to_dict() == {"pulse": 121, "kind": "settled"}
     assert world.pulse == 121
 
 

@@ -121,6 +121,7 @@ def test_r_terr_4_body_members_are_the_creatures_in_a_body_in_spawn_order(make_w
 def test_r_terr_4_bodies_are_entities_whose_cells_come_from_the_label_array(make_world):
     """R-TERR-4: a body is an entity (labels 1..n) with its cells read when asked."""
     world = make_world(scenario(["~.~", "~.~"], []))
+    world.enter()  # read esper's storage: the world's context
     bodies = sorted(esper.get_component(WaterBody), key=lambda row: row[1].label)
     assert [b.label for _e, b in bodies] == [1, 2]
     assert bodies[0][1].cells_in(world.grid).tolist() == [[0, 0], [0, 1]]
@@ -137,6 +138,7 @@ def test_r_terr_1_fires_expire_at_their_end_even_when_idle_pulses_are_jumped(mak
                                 [creature("mage", (1, 1))], [cast("mage", "fireball", (4, 1))]))
     world.tick()
     terrain = TerrainSystem()
+    world.enter()  # a system asked by hand, outside run: in the world's esper context
     assert terrain.next_pulse(world) == 240
     world.run(pulses=400)
     fires = [e.to_dict() for e in world.events if e.kind == "fire"]

@@ -48,8 +48,8 @@ def _load(tmp_path, text: str):
         (HEAD + MAGE + '[[creatures]]\nid = "mage"\nat = [2, 1]\n',
          ["creature 'mage'", "field 'id'", "duplicate id"]),
         # an unknown field
-        (HEAD + '[[creatures]]\nid = "mage"\nat = [1, 1]\nmana = 5\n',
-         ["creature 'mage' (creatures[0])", "unknown field `mana`"]),
+        (HEAD + '[[creatures]]\nid = "mage"\nat = [1, 1]\nstamina = 5\n',
+         ["creature 'mage' (creatures[0])", "unknown field `stamina`"]),
         # an unknown damage type in imm
         (HEAD + '[[creatures]]\nid = "mage"\nat = [1, 1]\nimm = ["plasma"]\n',
          ["field 'imm'", "'plasma'"]),

@@ -439,3 +439,41 @@ def test_the_default_knob_vectorises_rounds_of_64_fighters_or_more(monkeypatch) 
         world.tick()
         world.close()
     assert calls == [64]
+
+
+def test_r_prot_4_a_dazed_victim_keeps_a_liturgy_learned_at_1_on_both_paths() -> None:
+    """R-PROT-4 reads the learned skill: a dazed victim whose liturgy is learned at
+    exactly 1 (effective 0 under daze, R-LAG-3) still takes liturgy's cut, on the
+    vectorised path as on the scalar one. With every draw pinned the two logs are equal,
+    and the cut shows: the blows into the liturgy victim are smaller than the same blows
+    into its twin without the skill."""
+    pairs = "".join(
+        creature(f"a{i}", (1, 2 * i), f"b{i}",
+                 'template = "orc_brute"\nhp = 500\nhitroll = 40\ndamroll = 30')
+        + creature(f"b{i}", (2, 2 * i), f"a{i}",
+                   f'player = true\nlevel = 30\nhp = 5000\n{skills}')
+        for i, skills in enumerate(("skills = { liturgy = 1 }", "")))
+    text = ('name = "liturgy"\n[map]\nrows = ["......", "......", "......"]\n' + pairs
+            + '[content.fight]\nvectorise_min_fighters = 2\n')
+
+    def run(mode: str, u: float) -> list[dict]:
+        world = world_from_text(text, seed=3)
+        try:
+            world.vectorise = mode
+            pin(world, u)
+            world.set_daze("b0", 60)
+            world.set_daze("b1", 60)
+            world.run(37)
+            return [event.to_dict() for event in world.events]
+        finally:
+            world.close()
+
+    cut_seen = False
+    for u in SWEEP[::7]:
+        vectorised = run("auto", u)
+        assert vectorised == run("never", u), f"u = {u}"
+        into = {target: [e["amount"] for e in vectorised
+                         if e["kind"] == "damage" and e["target"] == target]
+                for target in ("b0", "b1")}
+        cut_seen |= any(a < b for a, b in zip(into["b0"], into["b1"], strict=False))
+    assert cut_seen

@@ -346,11 +346,10 @@ def test_hooks_and_a_cleared_log_start_the_columns_afresh(monkeypatch) -> None:
     world.close()
 
 
-def test_a_fight_ended_on_a_scalar_turn_marks_the_fighter() -> None:
-    """R-MELEE-2: a fighter whose target is gone ends its fight on its turn, and nothing is
-    logged; on the scalar path (here `vectorise = "never"`) that turn marks the fighter in
-    the kept columns, to be read again by the next big round. (The battles above pass
-    without this mark: the fighter is also named or touched otherwise there.)"""
+def test_a_fight_ended_by_a_death_marks_the_fighter_r_act_2() -> None:
+    """R-ACT-2: a fighter whose target dies stops fighting it at once (a `fight` event,
+    why foe_died), outside any round, and the kept columns mark it to be read again by
+    the next big round."""
     world = world_from_text(battle_text(), seed=2)
     try:
         world.run(1)  # the round of pulse 0 is vectorised: the columns are kept
@@ -358,11 +357,13 @@ def test_a_fight_ended_on_a_scalar_turn_marks_the_fighter() -> None:
         b0 = world.by_id["b0"]
         assert cache is not None and b0 not in cache.dirty
         world.vectorise = "never"
-        _damage(world, "a0", 500, "fire")  # b0's target dies (events name a0, not b0)
-        assert b0 not in cache.dirty and world.sheet("b0").combat.fighting == "a0"
-        world.run(world.content.fight.round_pulses)  # b0's scalar turn ends its fight
+        start = len(world.events)
+        _damage(world, "a0", 500, "fire")  # b0's target dies
         assert world.sheet("b0").combat.fighting is None
         assert b0 in cache.dirty
+        ended = [e.to_dict() for e in world.events[start:] if e.kind == "fight"]
+        assert {"source": "b0", "target": "a0", "change": "ended",
+                "why": "foe_died"}.items() <= ended[0].items()
     finally:
         world.close()
 

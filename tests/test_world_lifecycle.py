@@ -232,13 +232,15 @@ move = [3, 1]
 
 
 def test_a_world_built_after_another_does_not_see_its_entities():
-    """Creating a world switches esper's current context; the older world's entities
-    are in its own context only."""
+    """Each world has its own esper context (creating one leaves esper's current world
+    as it was: tests/test_esper_context.py); the older world's entities are in its own
+    context only."""
     older = world_from_text('[map]\nrows = ["###", "#.#", "###"]\n'
                             '[[creatures]]\nid = "old"\nat = [1, 1]\n')
     try:
         newer = world_from_text('[map]\nrows = ["###", "#.#", "###"]\n')
         try:
+            newer.enter()
             assert esper.current_world == newer.context
             assert esper.get_component(Creature) == []
             assert older.snapshot()["creatures"]["old"]["at"] == [1, 1]

@@ -7,16 +7,19 @@ target dead, a stun) is checked again here, and a refusal is a `refused` event.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import esper
 
-from affray.actions import ActionQueue, Attack, Cast, Casting, Move, action_name
-from affray.events import Moved, Refused
+from affray.actions import ActionQueue, Attack, Cast, Casting, Flee, Move, action_name
+from affray.events import CastFailed, Fled, Moved, Refused
 from affray.grid import Terrain, chebyshev
 from affray.systems.rules.blow import one_hit
+from affray.systems.rules.engagement import start_fight
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.lag import raise_lag
+from affray.systems.rules.spellbook import mana_check, pay
 from affray.systems.rules.statuses import end_status
 
 if TYPE_CHECKING:
@@ -25,10 +28,19 @@ if TYPE_CHECKING:
 
 
 def dispatch_ready(world: World) -> None:
-    """Pop and run the first queued action of every actor whose wait is 0."""
+    """Pop and run the first queued action of every actor whose wait is 0, and ask the
+    minds of the free creatures, together in spawn order (minds.act)."""
+    from affray.systems.rules.minds import act
+
+    act(world)
+
+
+def run_queued(world: World, entities: Iterable[int]) -> None:
+    """Pop and run the first queued action of each of these actors (in the order given)
+    whose wait is 0."""
     wait = world.lag.wait
     sheets = world.sheets
-    for entity in sorted(world.ready, key=lambda e: sheets[e].spawn.number):
+    for entity in entities:
         sheet = sheets[entity]
         if wait[sheet.creature.slot] > 0:
             continue
@@ -71,8 +83,9 @@ def _move(world: World, sheet: Sheet, action: Move) -> None:
         world.emit(Refused(world.pulse, sheet.id, "move", reason))
         return
     before = (position.x, position.y)
-    world.place(sheet.entity, position, x, y)
-    world.emit(Moved(world.pulse, sheet.id, before, (x, y)))
+    flee = isinstance(action, Flee)
+    world.emit((Fled if flee else Moved)(world.pulse, sheet.id, before, (x, y)))
+    world.place(sheet.entity, position, x, y, why="fled" if flee else "apart")  # R-ACT-3
     if grid.terrain[y, x] == Terrain.WATER:
         end_status(world, sheet, "burning")  # R-STAT-1: entering water puts it out
     raise_lag(world, sheet, "wait", world.content.world.move_wait, own=True)
@@ -90,8 +103,8 @@ def _attack(world: World, sheet: Sheet, action: Attack) -> None:
         return
     if victim.combat.fighting is None:
         samurai_opener(world, victim, sheet)
-    if sheet.vitals.alive:
-        world.start_fight(sheet.id, action.target)
+    if sheet.vitals.alive and victim.vitals.alive:
+        start_fight(world, sheet, victim, action.why)
 
 
 def samurai_opener(world: World, samurai: Sheet, attacker: Sheet) -> None:
@@ -104,7 +117,20 @@ def samurai_opener(world: World, samurai: Sheet, attacker: Sheet) -> None:
 
 
 def _cast(world: World, sheet: Sheet, action: Cast) -> None:
+    """Hand the cast to the Spell system. With `casting.mana` on, a cast from mana is
+    paid now (R-BOOK-2): refused if the mana went since the submit; a player character
+    that loses its concentration pays half and casts nothing (`cast_failed`). Either way
+    the caster takes the spell's beats, as the source sets the wait first."""
+    beats = world.content.spells[action.spell].beats
+    if world.content.world.casting.mana and action.via == "mana":
+        problem = mana_check(world, sheet, action.spell, action.via)
+        if problem is not None:
+            world.emit(Refused(world.pulse, sheet.id, "cast", problem))
+            return
+        if not pay(world, sheet, action.spell):
+            world.emit(CastFailed(world.pulse, sheet.id, action.spell, 0, "concentration"))
+            raise_lag(world, sheet, "wait", beats, own=True)
+            return
     world.casts_due.append(Casting(actor=sheet.entity, spell=action.spell,
                                target=action.target, via=action.via))
-    beats = world.content.spells[action.spell].beats
     raise_lag(world, sheet, "wait", beats, own=True)  # own: no tier cut

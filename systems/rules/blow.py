@@ -15,11 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from affray.arith import maximum, minimum, select, tdiv
 from affray.dice import dice_average_x2
+from affray.errors import HookError
 from affray.events import Defended, Miss, TooTired
 from affray.systems.rules import immunity
 from affray.systems.rules.damage import apply_modifiers, finish, run_hooks
+from affray.systems.rules.engagement import engage
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.protections import EVIL, GOOD, protect
+from affray.systems.rules.registry import hook_failed
 from affray.systems.rules.skills import effective_skill, weapon_skill
 from affray.systems.rules.tohit import (
     FIGHTING,
@@ -285,6 +288,8 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
         # World.emit's one line, without its call (as volley and flood log)
         world.events.append(_new_tuple(Miss, (pulse, attacker.creature.id, victim.creature.id,
                                               cause)))
+        if victim.combat.fighting is None or victim.vitals.position == "sleeping":
+            engage(world, attacker, victim)  # R-ACT-1: a miss engages too
         return 0
     # Damage calculation (R-MELEE-3).
     dam = base_damage(world, attacker, victim, skill)
@@ -321,9 +326,17 @@ def one_hit(world: World, attacker: Sheet, victim: Sheet, cause: str = "melee") 
         hit.orig_dam = position_multiplier(victim, hit.orig_dam)
     if hit.dam > 0:
         for name, defence in rules.defences.items():  # R-DEF-1: the first success ends it
-            if defence(world, hit):
+            try:
+                defended = defence(world, hit)
+            except HookError:
+                raise
+            except Exception as error:  # a step (a game's own?): name it
+                raise hook_failed(world, defence, error) from error
+            if defended:
                 world.events.append(_new_tuple(Defended, (pulse, attacker.creature.id,
                                                           victim.creature.id, name)))
+                if victim.combat.fighting is None or victim.vitals.position == "sleeping":
+                    engage(world, attacker, victim)  # R-ACT-1: so does a defended blow
                 return 0
     if rules.hooks["pre_damage"]:
         run_hooks(world, "pre_damage", hit)

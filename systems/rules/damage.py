@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.components import Position
+from affray.errors import HookError
 from affray.events import Damage, Death, Immune
 from affray.events import Position as PositionChanged
+from affray.systems.rules.engagement import engage, foe_died
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.protections import protect
+from affray.systems.rules.registry import hook_failed
 from affray.systems.rules.stun import PRONE, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
@@ -28,17 +31,26 @@ def run_hooks(world: World, kind: str, hit: Hit) -> None:
     if not world.rules.hooks[kind]:
         return  # the common case: nothing registered, nothing to look up
     for hook in world.rules.hooks_for(kind, hit.victim.hook_owners()):
-        hook(hit, world)
+        try:
+            hook(hit, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's hook: name it (VictimDeath passes)
+            raise hook_failed(world, hook, error) from error
 
 
 def apply_modifiers(world: World, hit: Hit, melee: bool) -> None:
     """R-MELEE-5: "all damage" modifiers on every hit, "all melee" ones on every blow;
     the one call site per pipeline is what makes each apply exactly once."""
-    if melee:
-        for modifier in world.rules.all_melee:
+    modifiers = [*world.rules.all_melee, *world.rules.all_damage] if melee else \
+        world.rules.all_damage
+    for modifier in modifiers:
+        try:
             modifier(hit, world)
-    for modifier in world.rules.all_damage:
-        modifier(hit, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's modifier: name it (VictimDeath passes)
+            raise hook_failed(world, modifier, error) from error
 
 
 def damage_hit(world: World, hit: Hit) -> int:
@@ -57,6 +69,7 @@ def finish(world: World, hit: Hit) -> int:
     victim_id = hit.victim.creature.id
     if hit.immune:
         world.emit(Immune(world.pulse, source, victim_id, hit.damage_type))
+        engage(world, hit.source, hit.victim)  # R-ACT-1: an immune hit is an attack too
         return 0
     dam = hit.dam
     # tuple.__new__: a NamedTuple without its generated __new__'s frame (every field
@@ -65,6 +78,7 @@ def finish(world: World, hit: Hit) -> int:
                                                hit.damage_type, hit.cause, hit.spell,
                                                hit.critical, hit.saved, hit.status)))
     if dam <= 0:
+        engage(world, hit.source, hit.victim)  # R-ACT-1: a hit that did nothing still
         return 0
     inflict(world, hit)
     rouse(world, hit)
@@ -98,25 +112,18 @@ def inflict(world: World, hit: Hit) -> None:
 
 
 def rouse(world: World, hit: Hit) -> None:
-    """A victim hurt while above stunned starts fighting its attacker (if it fights no
-    one), as the source's damage path does: asleep, it wakes and fights (the blow that
-    woke it kept the sleeping multiplier, R-MELEE-4); sitting or resting, it tries to
-    stand by the standing-up rule (R-STUN-5, R-LAG-3), so a stunned victim stays down.
-    A position change is a `position` event (R-ENG-4)."""
+    """A victim hurt while above stunned: R-ACT-1's engagement (it wakes if asleep, the
+    blow that woke it having kept the sleeping multiplier, R-MELEE-4, and fights its
+    attacker if free and beside it); sitting or resting, it tries to stand by the
+    standing-up rule (R-STUN-5, R-LAG-3), so a stunned victim stays down. A position
+    change is a `position` event (R-ENG-4)."""
     source, victim = hit.source, hit.victim
     if source is None or source is victim or not source.vitals.alive:
         return
-    vitals = victim.vitals
-    rank = POSITION_RANK[vitals.position]
-    if rank < SLEEPING or not vitals.alive:
+    if not victim.vitals.alive or POSITION_RANK[victim.vitals.position] < SLEEPING:
         return
-    if victim.combat.fighting is None:
-        victim.combat.fighting = source.id
-        world.fighting.add(victim.entity)
-    if rank == SLEEPING:
-        vitals.position = "fighting"
-        world.emit(PositionChanged(world.pulse, victim.id, "sleeping", "fighting"))
-    elif vitals.position in PRONE:
+    engage(world, source, victim)
+    if victim.vitals.position in PRONE:
         try_stand(world, victim)
 
 
@@ -125,12 +132,13 @@ def kill(world: World, victim: Sheet, killer: Sheet | None) -> None:
     vitals = victim.vitals
     vitals.alive = False
     vitals.position = "dead"
-    victim.combat.fighting = None
     position: Position = victim.position
     world.grid.occupant[position.y, position.x] = 0
+    world.grid.version += 1  # a cell freed: minds' sight and paths look again
     world.ready.discard(victim.entity)
-    world.fighting.discard(victim.entity)
+    world.minded.discard(victim.entity)
     killer_id = killer.id if killer is not None else None
     world.emit(Death(world.pulse, victim.id, killer_id))
+    foe_died(world, victim)  # R-ACT-2: nobody fights a corpse
     world.add_item("corpse", (position.x, position.y))
     raise VictimDeath(victim.id, killer_id)

@@ -29,6 +29,7 @@ from affray.defs import ARMOR_COLUMNS
 from affray.events import Damage, Immune
 from affray.systems.rules.casting import CastRecord, Strike
 from affray.systems.rules.damage import inflict, rouse
+from affray.systems.rules.engagement import engage
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.magic import spell_effects, type_rules
 from affray.systems.rules.saves import bulk_saves_apply, save_thresholds_many
@@ -129,6 +130,7 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
     strikes = record.strikes
     has_rule = damage_type in ("fire", "cold", "poison", "acid")
     rolled = record.roll > 0
+    offensive = record.definition.offensive
     events = world.events
     # Python values once (indexing numpy scalars one by one is slow).
     saved_list, amounts, raws = saved.tolist(), after.tolist(), raw.tolist()
@@ -141,10 +143,15 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
         if rolled:
             if immune_list[i]:
                 events.append(Immune(pulse, source, victim.id, damage_type))
+                if victim.combat.fighting is None or victim.vitals.position == "sleeping":
+                    engage(world, caster, victim)  # R-ACT-1, as damage.finish
             else:
                 amount = amounts[i]
                 events.append(Damage(pulse, source, victim.id, amount, raws[i], damage_type,
                                      cause, spell, critical, was_saved))
+                if amount <= 0 and (victim.combat.fighting is None
+                                    or victim.vitals.position == "sleeping"):
+                    engage(world, caster, victim)  # R-ACT-1, as damage.finish
                 if amount > 0:
                     result.amount = amount
                     vitals = victim.vitals
@@ -164,4 +171,7 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
             type_rules(world, record, victim)
         if record.has_effects and not was_saved and victim.vitals.alive:
             spell_effects(world, record, victim)
+        if offensive and victim.vitals.alive and (
+                victim.combat.fighting is None or victim.vitals.position == "sleeping"):
+            engage(world, caster, victim)  # R-ACT-1, as magic.strike
     return results

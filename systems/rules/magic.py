@@ -28,6 +28,7 @@ from affray.events import Dispelled, GearDamaged, Immune
 from affray.systems.rules import immunity
 from affray.systems.rules.casting import CastRecord, Strike
 from affray.systems.rules.damage import damage_hit
+from affray.systems.rules.engagement import engage
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.lag import raise_lag
 from affray.systems.rules.saves import dispel, saves_spell
@@ -79,8 +80,16 @@ def strike(world: World, record: CastRecord, victim: Sheet, cause: str) -> Strik
     """Strike one creature with a resolved cast; record and return what happened.
 
     A kill is caught here (the `death` event is logged by the pipeline): a cast goes on
-    to its other victims, and the strike says `killed`.
+    to its other victims, and the strike says `killed`. A harmful spell, saved or not,
+    harm or none, is an attack: the victim fights back or remembers the caster (R-ACT-1).
     """
+    result = _strike(world, record, victim, cause)
+    if record.definition.offensive and victim.vitals.alive:
+        engage(world, world.sheets.get(record.caster), victim)
+    return result
+
+
+def _strike(world: World, record: CastRecord, victim: Sheet, cause: str) -> Strike:
     result = Strike(entity=victim.entity, cause=cause, critical=record.critical)
     record.strikes.append(result)
     definition = record.definition

@@ -14,9 +14,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from affray.arith import any_of, select, tdiv
+from affray.errors import HookError
 from affray.systems.rules import immunity
 from affray.systems.rules.hit import ZERO
-from affray.systems.rules.registry import Steps
+from affray.systems.rules.registry import Steps, hook_failed
 from affray.systems.rules.tohit import exact_knob
 
 if TYPE_CHECKING:
@@ -139,7 +140,13 @@ def immune(hit: Hit, world: World) -> None:
     handled = False
     if world.rules.hooks["on_immune"]:
         for hook in world.rules.hooks_for("on_immune", victim.hook_owners()):
-            if hook(hit, world):
+            try:
+                answer = hook(hit, world)
+            except HookError:
+                raise
+            except Exception as error:  # a game's hook: name it (VictimDeath passes)
+                raise hook_failed(world, hook, error) from error
+            if answer:
                 handled = True
                 break
     if not handled:
@@ -343,7 +350,12 @@ def protect(hit: Hit, world: World) -> None:
         seen = _last_registry_check[0] = (pairs, pairs == default_protections().items())
     if not seen[1]:
         for step in steps:
-            step(hit, world)
+            try:
+                step(hit, world)
+            except HookError:
+                raise
+            except Exception as error:  # a game's step: name it (VictimDeath passes)
+                raise hook_failed(world, step, error) from error
         return
     # The default registry: its steps in order, each called only when it could change the
     # hit: a step is skipped on a condition under which it does nothing (a victim with no

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from affray.arith import clamp, tdiv
+from affray.errors import HookError
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import EVIL, GOOD
+from affray.systems.rules.registry import hook_failed
 
 if TYPE_CHECKING:
     from affray.content_loader import Content
@@ -79,7 +81,12 @@ def _on_saves(world: World, caster: Sheet | None, victim: Sheet, chance: float) 
         return chance
     owners = [("affect", name) for name in caster.affects.levels]
     for hook in world.rules.hooks_for("on_saves", owners):
-        chance = hook(chance, caster, victim, world)
+        try:
+            chance = hook(chance, caster, victim, world)
+        except HookError:
+            raise
+        except Exception as error:  # a game's hook: name it (VictimDeath passes)
+            raise hook_failed(world, hook, error) from error
     return chance
 
 

@@ -22,6 +22,7 @@ from affray.components import (
     Equipment,
     Immunities,
     Level,
+    Mind,
     Offense,
     Position,
     Skills,
@@ -58,6 +59,8 @@ class Sheet:
     equipment: Equipment
     combat: Combat
     profession: ProfessionDef
+    # What it decides with and remembers (SPEC section 16).
+    mind: Mind = field(default_factory=Mind)
     weapon: ItemDef | None = None
     # The wielded weapon's canonical damage type, dice and material bits (R-IMM-9),
     # resolved once when gear changes rather than on every blow.
@@ -139,6 +142,13 @@ class Sheet:
         self.gear_armor, self.gear_imm, self.gear_res, self.shield = armor, imm, res, shield
 
 
+def _add_mind(entity: int) -> Mind:
+    """A mindless Mind for a creature of a save made before minds existed."""
+    mind = Mind()
+    esper.add_component(entity, mind)
+    return mind
+
+
 def build_sheet(entity: int, content: Content) -> Sheet:
     """Gather a creature's components (in the current esper context) into a sheet."""
     parts: tuple[Any, ...] = esper.components_for_entity(entity)
@@ -151,6 +161,7 @@ def build_sheet(entity: int, content: Content) -> Sheet:
         affects=by_type[Affects], statuses=by_type[Statuses], skills=by_type[Skills],
         equipment=by_type[Equipment], combat=by_type[Combat],
         profession=content.professions[creature.profession],
+        mind=by_type.get(Mind) or _add_mind(entity),
     )
     sheet.refresh_gear(content)
     return sheet

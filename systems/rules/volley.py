@@ -46,6 +46,7 @@ from affray.events import Damage, Defended, Immune, Miss
 from affray.systems.rules.blow import pay_movement, regained_move
 from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
+from affray.systems.rules.engagement import set_fighting
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.immunity import WEAPON
 from affray.systems.rules.volley_blows import (
@@ -254,7 +255,7 @@ class Plan:
         if b1 <= b0:
             return
         assert self.events is not None  # a plan with turns has blows
-        log_blows(world, self.events, b0, b1)
+        self._log_and_engage(world, b0, b1)
         cache = self.cache
         table = cache.table
         size = len(self.hurt)  # the rows when the plan was made (every row it names)
@@ -269,18 +270,34 @@ class Plan:
         if paid.any():  # plain players never run out mid-round
             table[MOVE, :size] -= paid
             self.moved |= paid != 0
-        roused = np.flatnonzero(hit & self.no_foe)
-        sheets = self.sheets
-        for row in roused.tolist():
-            sheet = sheets[row]
-            if sheet.combat.fighting is None:  # damage.rouse: it fights its first hurter
-                first = int(np.argmax((victims == row) & (dam > 0)))
-                attacker = sheets[int(attackers[first])]
-                sheet.combat.fighting = attacker.id
-                world.fighting.add(sheet.entity)
+
+    def _log_and_engage(self, world: World, b0: int, b1: int) -> None:
+        """Log blows b0:b1; a target that fought no one fights its first attacker (R-ACT-1:
+        whatever the blow did), its `fight` event right after that blow's, as on the
+        scalar path."""
+        assert self.events is not None
+        victims = self.blow_victim[b0:b1]
+        free = self.no_foe[victims]
+        if not free.any():
+            log_blows(world, self.events, b0, b1)
+            return
+        where = np.flatnonzero(free)
+        _rows, first = np.unique(victims[where], return_index=True)
+        cache, sheets = self.cache, self.sheets
+        start = b0
+        for offset in np.sort(where[first]).tolist():
+            b = b0 + offset
+            log_blows(world, self.events, start, b + 1)
+            start = b + 1
+            row, attacker_row = int(self.blow_victim[b]), int(self.blow_attacker[b])
+            sheet, attacker = sheets[row], sheets[attacker_row]
+            if sheet.combat.fighting is None:
+                set_fighting(world, sheet, attacker, "attacked", stand=False)
                 cache.fighting[row] = attacker.id
-                table[COLUMN["target"], row] = int(attackers[first])
-                self.no_foe[row] = False
+                cache.table[COLUMN["target"], row] = attacker_row
+            self.no_foe[row] = False
+        if start < b1:
+            log_blows(world, self.events, start, b1)
 
     def flush(self) -> None:
         """Write what the bulk turns changed into the components (class docstring)."""
@@ -585,13 +602,11 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
             pay_movement(fighter)
         events.append(blow_events.event(b))
         dam = dams[b - first]
-        if dam <= 0:
-            continue
-        if vitals.hp - dam > 0:
-            vitals.hp -= dam
-            if victim.combat.fighting is None:  # damage.rouse: it fights back
-                victim.combat.fighting = fighter.id
-                world.fighting.add(victim.entity)
+        if dam <= 0 or vitals.hp - dam > 0:
+            if dam > 0:
+                vitals.hp -= dam
+            if victim.combat.fighting is None:  # R-ACT-1: whatever the blow did
+                set_fighting(world, victim, fighter, "attacked", stand=False)
             continue
         try:
             inflict(world, Hit(fighter, victim, dam, fighter.weapon_type, WEAPON, True, "melee"))

@@ -407,7 +407,9 @@ def compute_blows(world: World, cols: Columns, attackers: np.ndarray, victims: n
         pierce=pierce[keep], armor_use_level=np.where(use_ok[keep], victim_level, 0))
     imm, res, vuln = cols.imm[v], cols.res[v], cols.vuln[v]
     victim_arrays = VictimArrays(
-        affects=cols.affects[v], liturgy_skill=cols.learned[SKILL["liturgy"]][v] > 0,
+        # R-PROT-4 reads the learned skill (a dazed victim's liturgy of 1 still counts,
+        # as in the scalar step), not the effective one daze halves.
+        affects=cols.affects[v], liturgy_skill=cols.learned_raw[SKILL["liturgy"]][v] > 0,
         modify_level=victim_level, imm=imm, res=res, vuln=vuln, armor=None)
     # Armor (R-PROT-7), the material (R-IMM-9) and the position (R-MELEE-4) keep a
     # positive hit positive, but for the material's immunity (the armor cut is at most

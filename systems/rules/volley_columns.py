@@ -316,6 +316,7 @@ class Columns:
     undazed: bool              # nobody dazed: the `plain_*` columns are this round's
     plain_acc: np.ndarray      # R-HIT-2's accuracy, undazed (float)
     ev_base: np.ndarray        # R-HIT-3's evasion before position, blindness, sluggishness
+    learned_raw: np.ndarray    # (len(SKILLS), n): the learned percent, daze not applied
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -631,7 +632,7 @@ class VolleyCache:
         return Columns(raw, learned, weapon_skill, self.type_names, self.positions,
                        self.fighting, self.id_array[:n], table[first:first + 4, :n],
                        undazed, self.floats[FLOAT["plain_acc"], :n],
-                       self.floats[FLOAT["ev_base"], :n])
+                       self.floats[FLOAT["ev_base"], :n], self.learned_raw[:, :n])
 
 
 _FIELDS_OF: dict[type, tuple[str, ...]] = {}

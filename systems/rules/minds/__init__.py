@@ -1,0 +1,218 @@
+"""Minds: creatures that act on their own (SPEC section 16, R-MIND-1..7).
+
+A mind chooses the next action of a free creature (alive, standing or fighting, not
+stunned, no wait, nothing queued), as the source's NPC update does pulse by pulse. The
+Pulse system's action step runs the queued actions and the minds together, in spawn
+order, each seeing the world as the creatures before it left it (R-MIND-1): the action
+a mind returns is checked as `World.submit` checks one and carried out at once.
+
+A mind is a function `mind(view, actor) -> action | None` (`view`: a read-only
+`MindView` of what the actor sees; `actor`: its id). The built-in one (`traits.decide`)
+reads the traits of a content mind (`content/minds.toml`); a game registers its own
+with `register_mind(name, fn)`, which then wins over a content mind of the same name. A
+creature names its mind (`mind = "pack"`, or its template's); a save keeps the name and
+the mind's memory (`Mind`), and a registered mind must be registered again before the
+load (a SaveError names it otherwise).
+
+Time (R-MIND-7): a mind that found nothing to do is not asked again until something
+happens (the event log grows) or a time it named comes (`Mind.wake`: the next round's
+wimpy check, the next cast): `next_pulse` tells `World.run` the first pulse a mind may
+act, so idle pulses are still jumped and a world whose minds have nothing left to do
+settles. Minds draw only from the world's generator, in spawn order (R-MIND-7).
+
+Reads every minded creature's sheet and `Mind`, `World.lag`, `World.events` (its
+length), the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
+actions it runs, whatever those write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from affray.errors import UsageError
+
+if TYPE_CHECKING:
+    from affray.systems.rules.sheet import Sheet
+    from affray.world import World
+
+MindFunction = Callable[[Any, str], Any]
+
+_REGISTERED: dict[str, MindFunction] = {}
+ABLE_POSITIONS = ("standing", "fighting")
+
+
+def register_mind(name: str, mind: MindFunction) -> None:
+    """Register a game's own mind under `name` (process-wide: minds are code, like
+    hooks). `mind(view, actor_id)` returns an action (Attack, Cast, Move, Flee) or None.
+    Register it before loading a scenario or save that names it."""
+    if not isinstance(name, str) or not name or not name.isprintable():
+        raise UsageError(f"register_mind: name must be a non-empty printable str, got "
+                         f"{name!r}")
+    if not callable(mind):
+        raise UsageError(f"register_mind: the mind {name!r} must be callable, got {mind!r}")
+    _REGISTERED[name] = mind
+
+
+def unregister_mind(name: str) -> None:
+    """Forget a registered mind (nothing happens if it is not registered)."""
+    _REGISTERED.pop(name, None)
+
+
+def registered_minds() -> Mapping[str, MindFunction]:
+    """The minds games registered, by name (read-only)."""
+    return MappingProxyType(_REGISTERED)
+
+
+def mind_function(world: World, name: str) -> MindFunction | None:
+    """The function a mind name runs: a registered one, else the built-in traits for a
+    content mind; None for a name neither knows (a save's, not registered again)."""
+    registered = _REGISTERED.get(name)
+    if registered is not None:
+        return registered
+    if name in world.content.minds:
+        from affray.systems.rules.minds.traits import decide
+
+        return decide
+    return None
+
+
+def remember(world: World, victim: Sheet, attacker: Sheet) -> None:
+    """R-ACT-1: attacked from afar, a creature with a mind takes its attacker as its
+    target (when it is after no one) and closes in on the cell the attack came from."""
+    mind = victim.mind
+    if mind.name is None or mind.target is not None:
+        return
+    if attacker.creature.side == victim.creature.side:
+        return  # R-SIDE-1: never its own side (a fireball of its own mage)
+    mind.target = attacker.id
+    mind.last_seen = (attacker.position.x, attacker.position.y)
+
+
+def able(world: World, sheet: Sheet) -> bool:
+    """Can act at all now (not the wait or the queue: the caller checks those)."""
+    return (sheet.vitals.alive and sheet.vitals.position in ABLE_POSITIONS
+            and not sheet.has("stun") and not sheet.has("paralysis"))
+
+
+def act(world: World) -> None:
+    """The Pulse system's action step: queued actions and minds, in spawn order; each
+    mind is looked at when its turn comes, so it sees what the creatures before it did
+    this pulse (R-MIND-1)."""
+    from affray.systems.rules.actions import run_queued
+
+    minded = world.minded
+    if not minded:
+        if world.ready:
+            run_queued(world, sorted(world.ready, key=_spawn_of(world)))
+        return
+    wait = world.lag.wait
+    sheets = world.sheets
+    events = world.events
+    pulse = world.pulse
+    actors = set(world.ready).union(e for e in minded if wait[sheets[e].creature.slot] == 0)
+    for entity in sorted(actors, key=_spawn_of(world)):
+        sheet = sheets[entity]
+        if entity in world.ready:
+            run_queued(world, (entity,))
+            continue
+        if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
+                or _idle(sheet, len(events), pulse)):
+            continue  # waiting (a creature before it may have changed that), or idle
+        think(world, sheet)
+
+
+def _spawn_of(world: World) -> Callable[[int], int]:
+    sheets = world.sheets
+    return lambda entity: sheets[entity].spawn.number
+
+
+def _idle(sheet: Sheet, log_length: int, pulse: int) -> bool:
+    mind = sheet.mind
+    return mind.idle_since == log_length and (mind.wake < 0 or mind.wake > pulse)
+
+
+def think(world: World, sheet: Sheet) -> None:
+    """Ask one free creature's mind and carry out what it chose (R-MIND-1)."""
+    from affray.systems.rules.minds.view import MindView
+
+    mind = sheet.mind
+    if not able(world, sheet):
+        _rest(world, sheet, -1)
+        return
+    function = mind_function(world, mind.name)  # type: ignore[arg-type]
+    if function is None:
+        _rest(world, sheet, -1)
+        return
+    view = MindView(world, sheet)
+    mind.wake = -1
+    action = function(view, sheet.id)
+    if action is None:
+        _rest(world, sheet, mind.wake)
+        return
+    mind.idle_since = -1
+    carry_out(world, sheet, action)
+
+
+def _rest(world: World, sheet: Sheet, wake: int) -> None:
+    """Nothing to do: not asked again before the log grows or `wake` comes."""
+    sheet.mind.idle_since = len(world.events)
+    sheet.mind.wake = wake
+
+
+def carry_out(world: World, sheet: Sheet, action: Any) -> None:
+    """Check a mind's action as `submit` does and run it now; a bad one is a `refused`
+    event (a game's mind asked for something the rules do not allow)."""
+    from affray.actions import Action, action_name
+    from affray.errors import ActionError
+    from affray.events import Refused
+    from affray.systems.rules.actions import run_action
+    from affray.validate import check_action
+
+    if not isinstance(action, Action) or action.actor != sheet.id:
+        world.emit(Refused(world.pulse, sheet.id, type(action).__name__.lower(),
+                           "a mind must return an action of its own creature, or None"))
+        _rest(world, sheet, -1)
+        return
+    try:
+        check_action(world, action)
+    except ActionError as error:
+        world.emit(Refused(world.pulse, sheet.id, action_name(action), str(error)))
+        _rest(world, sheet, -1)
+        return
+    run_action(world, sheet, action)
+
+
+def next_pulse(world: World) -> int | None:
+    """The first pulse from now at which a mind may act (module docstring), or None."""
+    minded = world.minded
+    if not minded:
+        return None
+    now = world.pulse
+    wait = world.lag.wait
+    sheets = world.sheets
+    length = len(world.events)
+    best: int | None = None
+    for entity in minded:
+        sheet = sheets[entity]
+        if entity in world.ready:
+            continue  # its queued action comes first (the Pulse system's own pulse)
+        lag = int(wait[sheet.creature.slot])
+        free = now + max(lag - 1, 0)  # as a queued action (pulse.next_action_pulse)
+        mind = sheet.mind
+        if mind.idle_since == length:
+            if mind.wake < 0:
+                continue
+            free = max(free, mind.wake)
+        if best is None or free < best:
+            best = free
+            if best <= now:
+                return now
+    return best
+
+
+def rebuild_minded(world: World) -> None:
+    """`World.minded`: the living creatures with a mind (after a load)."""
+    world.minded = {entity for entity, sheet in world.sheets.items()
+                    if sheet.mind.name is not None and sheet.vitals.alive}

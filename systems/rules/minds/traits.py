@@ -1,0 +1,190 @@
+"""The built-in mind: a content mind's traits, read in this order (SPEC section 16).
+
+1. Wimpy (R-MIND-5): below `wimpy` percent of its maximum hit points, it flees when a foe
+   is beside it: a fighter rolls `wimpy_chance` at each round's check (a round pulse,
+   before the blows: the source checks at the start of the mob's round); once fleeing,
+   it steps away every free pulse while a foe is beside it, to the neighbouring free cell
+   farthest from its foes by walking distance. One that cannot step fights on. Below the
+   threshold it starts no fight of its own (the source's wimpy mobs only attack sleepers).
+2. Caster (R-MIND-6): with a foe in sight, at most once every `cast_every` pulses, it
+   casts with `cast_chance` percent: the spell of its list and the target (a foe it
+   sees) whose preview, water included, strikes the most foes, never one that strikes as
+   many allies as foes (itself included); ties to the earlier spell, then the foe that
+   came first into the world.
+3. A fighter does not walk (R-MIND-3); it fights on.
+4. Keep range: closer than `keep_range` cells (Chebyshev) to its nearest foe, it steps
+   away; at the range, it holds.
+5. Aggressive (R-MIND-3): the nearest foe it sees by walking distance (ties to spawn
+   order); else assist (R-MIND-4): the nearest foe in a fight of its side that it sees;
+   else its memory: the foe that attacked it from afar (R-ACT-1) or the one it was after,
+   followed to where it was last seen and forgotten there. Beside its target it attacks
+   (`fight` why aggressive or assist); else it steps along a shortest path.
+
+A decision that draws nothing and returns None lets the creature rest until something
+happens (`minds.think`); one that waits for a time says when in `view.memory.wake`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from affray.actions import Attack, Cast, Flee, Move
+
+if TYPE_CHECKING:
+    from affray.actions import AnyAction
+    from affray.defs import MindDef
+    from affray.systems.rules.minds.view import MindView, Seen
+
+
+def decide(view: MindView, actor: str) -> AnyAction | None:
+    """The built-in mind (module docstring)."""
+    traits = view.traits
+    if traits is None:
+        return None
+    me = view.me
+    memory = view.memory
+    if traits.wimpy and me.hp * 100 < traits.wimpy * me.max_hp:
+        return _wimpy(view, actor, traits)
+    memory.fleeing = False
+    cast = _cast(view, actor, traits)
+    if cast is not None:
+        return cast
+    if me.fighting is not None:
+        return None  # R-MIND-3: a fighter does not walk
+    if not view.can_move():
+        return _attack_beside(view, actor, traits)
+    if traits.keep_range and view.foes:
+        keep = _keep_range(view, actor, traits)
+        if keep is not False:
+            return keep  # type: ignore[return-value]
+    return _pursue(view, actor, traits)
+
+
+def _wimpy(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
+    memory = view.memory
+    beside = view.foes_beside()
+    if not beside:
+        memory.fleeing = False
+        return None
+    if not memory.fleeing:
+        if view.me.fighting is None:
+            return None
+        if not view.round_pulse:
+            memory.wake = view.next_round
+            return None
+        if not view.chance(traits.wimpy_chance):
+            return None
+    cell = view.away_cell() if view.can_move() else None
+    if cell is None:
+        memory.fleeing = False
+        return None  # it cannot step anywhere: it fights on
+    memory.fleeing = True
+    memory.target = None
+    return Flee(actor=actor, to=cell)
+
+
+def _cast(view: MindView, actor: str, traits: MindDef) -> Cast | None:
+    memory = view.memory
+    if not view.spells or not view.foes:
+        return None
+    if view.pulse < memory.next_cast:
+        memory.wake = memory.next_cast
+        return None
+    memory.next_cast = view.pulse + traits.cast_every
+    if not view.chance(traits.cast_chance):
+        return None
+    choice = best_cast(view)
+    if choice is None:
+        return None
+    spell, target = choice
+    return Cast(actor=actor, spell=spell, target=target)
+
+
+def best_cast(view: MindView) -> tuple[str, str] | None:
+    """R-MIND-6: the (spell, foe) whose preview strikes the most foes, with fewer allies
+    than foes struck (itself included); ties: the earlier spell, then the earlier foe."""
+    side = view.me.side
+    best: tuple[int, int, int, str, str] | None = None
+    for index, spell in enumerate(view.spells):
+        if not view.can_cast(spell):
+            continue
+        for foe in view.foes:
+            reach = view.preview(spell, foe.id)
+            if reach is None:
+                continue
+            struck = list(dict.fromkeys([*reach["struck"], *reach["water"]]))
+            sides = view.sides_of(struck)
+            foes = sum(1 for s in sides if s != side)
+            allies = len(sides) - foes
+            if foes == 0 or allies >= foes:
+                continue
+            key = (-foes, index, foe.spawn, spell, foe.id)
+            if best is None or key < best:
+                best = key
+    return None if best is None else (best[3], best[4])
+
+
+def _keep_range(view: MindView, actor: str, traits: MindDef) -> AnyAction | bool | None:
+    """Closer than keep_range to its nearest foe: a step away; at the range: hold (None).
+    Farther: False, so its other traits decide."""
+    me = view.me
+    nearest = min(max(abs(f.at[0] - me.at[0]), abs(f.at[1] - me.at[1])) for f in view.foes)
+    if nearest < traits.keep_range:
+        cell = view.away_cell()
+        if cell is not None:
+            return Move(actor=actor, to=cell)
+        return _attack_beside(view, actor, traits)  # cornered: it fights
+    if nearest == traits.keep_range:
+        return None
+    return False
+
+
+def _attack_beside(view: MindView, actor: str, traits: MindDef) -> Attack | None:
+    """A foe beside it that the traits would attack (held, or cornered)."""
+    if not (traits.aggressive or traits.assist or view.memory.target):
+        return None
+    for foe in view.foes:
+        if view.is_beside(foe):
+            return Attack(actor=actor, target=foe.id,
+                          why="aggressive" if traits.aggressive else "assist")
+    return None
+
+
+def _pursue(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
+    memory = view.memory
+    target: Seen | None = None
+    why = "aggressive"
+    if traits.aggressive:
+        target = _nearest(view, view.foes)
+    if target is None and traits.assist:
+        target = _nearest(view, view.fights_of_allies())
+        why = "assist"
+    if target is None and memory.target is not None:
+        remembered = view.creature(memory.target)
+        if remembered is not None and remembered.side != view.me.side:
+            target = remembered
+            why = "aggressive" if traits.aggressive else "assist"
+    if target is not None:
+        memory.target, memory.last_seen = target.id, target.at
+        if view.is_beside(target):
+            return Attack(actor=actor, target=target.id, why=why)  # type: ignore[arg-type]
+        step = view.step_toward(target)
+        return Move(actor=actor, to=step) if step is not None else None
+    if memory.target is not None and memory.last_seen is not None:
+        # R-MIND-3: a target out of sight is followed to where it was last seen.
+        step = view.step_toward(memory.last_seen)
+        if step is not None:
+            return Move(actor=actor, to=step)
+        memory.target = memory.last_seen = None  # there, or no way there: forgotten
+    return None
+
+
+def _nearest(view: MindView, candidates: tuple[Seen, ...]) -> Seen | None:
+    """The nearest by walking distance, ties to the one that came first (spawn order:
+    the candidates come in it); None when none can be reached."""
+    best: tuple[int, Seen] | None = None
+    for seen in candidates:
+        distance = view.distance(seen)
+        if distance is not None and (best is None or distance < best[0]):
+            best = (distance, seen)
+    return None if best is None else best[1]
