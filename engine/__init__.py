@@ -12,7 +12,7 @@ errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
-from affray.actions import Attack, Cast, Move
+from affray.actions import Attack, Cast, Flee, Move
 from affray.batch import batch
 from affray.content_loader import Content, default_content
 from affray.errors import (
@@ -29,6 +29,7 @@ from affray.errors import (
 from affray.save import load_world
 from affray.scenario import builtin_scenario, load_scenario
 from affray.systems.rules.hit import VictimDeath
+from affray.systems.rules.minds import register_mind, registered_minds, unregister_mind
 from affray.world import World
 
 __version__ = "0.1.0"
@@ -41,6 +42,7 @@ __all__ = [
     "ClosedWorldError",
     "Content",
     "ContentError",
+    "Flee",
     "HookError",
     "Move",
     "SaveError",
@@ -55,4 +57,7 @@ __all__ = [
     "default_content",
     "load_scenario",
     "load_world",
+    "register_mind",
+    "registered_minds",
+    "unregister_mind",
 ]

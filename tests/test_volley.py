@@ -477,3 +477,43 @@ def test_r_prot_4_a_dazed_victim_keeps_a_liturgy_learned_at_1_on_both_paths() ->
                 for target in ("b0", "b1")}
         cut_seen |= any(a < b for a, b in zip(into["b0"], into["b1"], strict=False))
     assert cut_seen
+
+
+def test_r_act_1_victims_that_fight_no_one_fight_back_on_both_paths_alike() -> None:
+    """R-ACT-1 on the vectorised path: in a round where only the a's fight (their
+    targets were set free by hand before it), each b starts fighting its attacker after
+    the first blow on it, whatever that blow did, its `fight` event right after that
+    blow's, as the scalar path logs it; with every draw pinned the two logs are equal."""
+    from affray.systems.rules.engagement import rebuild_fought_by
+
+    def run(mode: str, u: float) -> list[dict]:
+        world = world_from_text(battle_text(), seed=11)
+        try:
+            for index in range(len(PAIRS)):
+                sheet = world.sheet(f"b{index}")
+                sheet.combat.fighting = None
+                world.fighting.discard(sheet.entity)
+            rebuild_fought_by(world)
+            world.touch()
+            world.vectorise = mode
+            pin(world, u)
+            start = len(world.events)
+            world.run(25)
+            return [event.to_dict() for event in world.events[start:]]
+        finally:
+            world.close()
+
+    answered_somewhere = False
+    for u in SWEEP[::9]:
+        vectorised = run("auto", u)
+        assert vectorised == run("never", u), f"u = {u}"
+        answered = [e for e in vectorised if e["kind"] == "fight" and e["why"] == "attacked"]
+        for event in answered:  # right after a blow on it by its attacker (or its waking)
+            at = vectorised.index(event) - 1
+            while vectorised[at]["kind"] == "position":
+                at -= 1
+            before = vectorised[at]
+            assert before["kind"] in ("damage", "miss", "defended", "immune")
+            assert (before["source"], before["target"]) == (event["target"], event["source"])
+        answered_somewhere |= len(answered) >= 8
+    assert answered_somewhere
