@@ -522,8 +522,8 @@ def _on_executor(executor: Executor | None, job: BatchJob, checked: _Arguments,
     """Run the batch's tasks on `executor` (None: one from `fresh`, which this shuts
     down), at most 2 x `capacity` tasks in flight, new ones submitted as old ones finish.
 
-    A task whose future fails (run_chunk itself never raises: a run that raises is a
-    row) was lost with its worker. It is a suspect: suspects run one at a time with
+    A task whose future fails with its worker's death (`_worker_lost`; any other
+    failure is raised) was lost. It is a suspect: suspects run one at a time with
     nothing else in flight, so a loss then is that task's own. A suspect lost alone is
     split into its runs; a run lost alone `LOST_RUN_ATTEMPTS` times becomes an error row.
     A broken executor (BrokenExecutor: a process pool whose worker was killed) is
@@ -599,7 +599,9 @@ def _settle(future: Future[list[dict[str, Any]]], task: Task, alone: bool, rows:
     """Keep a finished task's rows, or deal with a lost one; True if the executor broke."""
     try:
         result = future.result()
-    except Exception as error:  # the task was lost with its worker, not a run's error
+    except Exception as error:
+        if not _worker_lost(error):
+            raise  # not a lost worker but a fault that every task would meet
         if not alone:
             suspects.append(task)
         elif task.count > 1:
@@ -613,6 +615,12 @@ def _settle(future: Future[list[dict[str, Any]]], task: Task, alone: bool, rows:
         return isinstance(error, BrokenExecutor)
     rows.keep(task.first, result)
     return False
+
+
+def _worker_lost(error: BaseException) -> bool:
+    """Whether a task's failure is its worker's death: a broken process pool, Dask's
+    KilledWorker. (`run_chunk` never raises for a run: a run that raises is a row.)"""
+    return isinstance(error, BrokenExecutor) or type(error).__name__ == "KilledWorker"
 
 
 def _local_security() -> Any:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 import pyarrow as pa
 import pytest
@@ -273,6 +273,29 @@ def test_a_billion_runs_start_without_building_every_task():
         batch(DUEL, runs=10**9, seed=5, executor=executor)
     assert executor.asked == [[(run, 5 + run) for run in range(100)]]
     assert batch_module.task_size(10**9, 1) == 100
+
+
+class _Faulty(Executor):
+    """An executor whose every task fails, and not by a worker's death."""
+
+    def __init__(self) -> None:
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submitted += 1
+        future: Future = Future()
+        future.set_exception(ValueError("cannot pickle the job"))
+        return future
+
+
+def test_a_fault_that_is_not_a_lost_worker_is_raised_at_once():
+    """Only a worker's death (a broken pool, KilledWorker) is retried: a fault every
+    task meets (here a ValueError) is raised at the first task that shows it, not
+    retried run by run into a table of error rows."""
+    executor = _Faulty()
+    with pytest.raises(ValueError, match="cannot pickle the job"):
+        batch(DUEL, runs=50, executor=executor, chunk_size=5)
+    assert executor.submitted == 2  # the first two in flight (2 per worker), then raised
 
 
 # -- lost workers (the test seam: affray.batch.TEST_EXIT_SEED) --------------------------
