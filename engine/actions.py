@@ -30,11 +30,11 @@ class Action(Struct, frozen=True, kw_only=True, tag_field="action", tag=str.lowe
 
 class Attack(Action, frozen=True, kw_only=True):
     """Start fighting `target` (a creature id); rounds follow every 12 pulses. `why` is
-    the `fight` event's reason (R-ACT-3): "scripted" for a script or a game, a mind's
-    "aggressive" or "assist"."""
+    the `fight` event's reason (R-ACT-3): "scripted" for a script or a game; a mind's
+    "aggressive", "assist", or "attacked" (going for one that attacked it, R-ACT-1)."""
 
     target: str
-    why: Literal["scripted", "aggressive", "assist"] = "scripted"
+    why: Literal["scripted", "aggressive", "assist", "attacked"] = "scripted"
 
 
 class Cast(Action, frozen=True, kw_only=True):

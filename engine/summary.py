@@ -1,11 +1,11 @@
 """What `affray run` prints after the log: who is standing, who dealt and took what, who
 killed whom, and the winning side; and the progress bar of a long run.
 
-A side is players against NPCs: a creature is on the "players" side when it is a player
-character (`player = true`, SCENARIO.md), on the "npcs" side otherwise (docs/decisions.md,
-"Sides and the winner"). A side wins when it had creatures at the start and is the only
-side with a creature alive at the end; with a single side in the fight, or none left
-standing, there is no winner.
+A creature's side is its `side` (R-SIDE-1): "players" for a player character and "npcs"
+otherwise unless a scenario names another (docs/decisions.md, "Sides and the winner"). A
+side wins when it had creatures at the start and is the only side with a creature alive
+at the end; with a single side in the fight, or none left standing, there is no winner.
+The table lists each side's creatures standing, and their damage and kills.
 """
 
 from __future__ import annotations
@@ -41,12 +41,38 @@ class Row:
 
 
 @dataclass(slots=True)
+class SideRow:
+    """One side's totals: creatures at the start and standing, damage dealt, kills."""
+
+    side: str
+    creatures: int
+    standing: int
+    dealt: int
+    taken: int
+    kills: int
+
+
+@dataclass(slots=True)
 class Summary:
     rows: list[Row]
     winner: str | None
 
+    @property
+    def sides(self) -> list[SideRow]:
+        """Per side (in the order sides first appear), summed over its creatures."""
+        out: dict[str, SideRow] = {}
+        for row in self.rows:
+            side = out.setdefault(row.side, SideRow(row.side, 0, 0, 0, 0, 0))
+            side.creatures += 1
+            side.standing += row.alive
+            side.dealt += row.dealt
+            side.taken += row.taken
+            side.kills += row.kills
+        return list(out.values())
+
     def to_dict(self) -> dict[str, Any]:
-        return {"creatures": [asdict(row) for row in self.rows], "winner": self.winner}
+        return {"creatures": [asdict(row) for row in self.rows],
+                "sides": [asdict(side) for side in self.sides], "winner": self.winner}
 
 
 def summarize(world: World) -> Summary:
@@ -66,7 +92,7 @@ def summarize(world: World) -> Summary:
     rows = []
     for creature_id in world.creature_ids():
         sheet = world.sheet(creature_id)
-        rows.append(Row(id=creature_id, side=PLAYERS if sheet.creature.player else NPCS,
+        rows.append(Row(id=creature_id, side=sheet.creature.side,
                         hp=sheet.vitals.hp, max_hp=sheet.vitals.max_hp,
                         alive=sheet.vitals.alive, dealt=dealt.get(creature_id, 0),
                         taken=taken.get(creature_id, 0), kills=kills.get(creature_id, 0)))
@@ -94,6 +120,15 @@ def print_summary(summary: Summary, out: TextIO | None = None) -> None:
                       str(row.dealt), str(row.taken), str(row.kills))
     console = Console(file=out, width=100 if not out.isatty() else None)
     console.print(table)
+    sides = summary.sides
+    if len(sides) > 1:
+        by_side = Table(title="Sides", title_justify="left")
+        for name in ("side", "standing", "dealt", "taken", "kills"):
+            by_side.add_column(name, justify="left" if name == "side" else "right")
+        for side in sides:
+            by_side.add_row(side.side, f"{side.standing}/{side.creatures}", str(side.dealt),
+                            str(side.taken), str(side.kills))
+        console.print(by_side)
     if summary.winner:
         console.print(f"Winner: the {summary.winner} (the only side left standing)")
     elif not summary.rows:
@@ -103,7 +138,7 @@ def print_summary(summary: Summary, out: TextIO | None = None) -> None:
                       + ("no one is left standing." if not any(r.alive for r in summary.rows)
                          else "more than one side is standing."
                          if len({r.side for r in summary.rows if r.alive}) > 1
-                         else "only one side took part (players against NPCs)."))
+                         else "only one side took part."))
 
 
 def shown_hp(row: Row) -> str:

@@ -1,17 +1,24 @@
-"""Pulse: lag countdown, then the actions whose actors are free to act (R-TIME-4 first).
+"""Pulse: lag countdown, status ticks, then the action step: queued actions and minds.
 
-Then statuses tick and end (burning, poison, corroded: R-STAT-*), before the actions, so
-a creature that steps into water this pulse has already taken the pulse's burn.
+Lag counts down first (R-LAG-1); then statuses tick and end (burning, poison, corroded:
+R-STAT-*), before the actions, so a creature that steps into water this pulse has
+already taken the pulse's burn; then the action step runs, in one spawn-order pass
+(R-GRID-3), each free actor's first queued action (R-LAG-2) and, for a free creature
+with a mind and nothing queued, what its mind chooses (R-MIND-1..7,
+`affray.systems.rules.minds`): minds live inside this step, so the schedule keeps its
+eight systems (R-TIME-4).
 
 Reads and writes `world.lag` (wait, daze), `world.ready` and each ready actor's
 `ActionQueue`; `world.afflicted`, `world.status_due` and the afflicted creatures'
-`Statuses`. The actions it runs (`rules.actions`) move creatures (`Position`, the grid),
-strike (Vitals, Combat, `world.fighting`, through the blow pipeline) and hand casts to
+`Statuses`; `world.minded` and each minded creature's `Mind` (memory, idle marks), with
+the grid and `world.sight_cache` for sight and paths. The actions it runs (`rules.actions`)
+move creatures (`Position`, the grid), start fights (`Combat`, `world.fighting`,
+`world.fought_by`), strike (Vitals, through the blow pipeline) and hand casts to
 `world.casts_due`; status ticks go through the damage pipeline.
 
 `next_pulse` tells `World.run` when this system next has work, so idle pulses can be
-jumped: the first queued action whose actor's wait runs out, or the next status tick or
-end (`next_status_pulse`).
+jumped: the first queued action whose actor's wait runs out, the next status tick or
+end (`next_status_pulse`), and the first pulse a mind may act (`minds.next_pulse`).
 """
 
 from __future__ import annotations

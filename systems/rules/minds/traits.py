@@ -91,6 +91,7 @@ def _cast(view: MindView, actor: str, traits: MindDef) -> Cast | None:
         memory.wake = memory.next_cast
         return None
     memory.next_cast = view.pulse + traits.cast_every
+    memory.wake = memory.next_cast  # a foe in sight: it tries again then, whatever else
     if not view.chance(traits.cast_chance):
         return None
     choice = best_cast(view)
@@ -162,8 +163,8 @@ def _pursue(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
     if target is None and memory.target is not None:
         remembered = view.creature(memory.target)
         if remembered is not None and remembered.side != view.me.side:
-            target = remembered
-            why = "aggressive" if traits.aggressive else "assist"
+            target = remembered  # its attacker from afar (R-ACT-1), or a foe it chased
+            why = "aggressive" if traits.aggressive else "attacked"
     if target is not None:
         memory.target, memory.last_seen = target.id, target.at
         if view.is_beside(target):
