@@ -21,7 +21,7 @@ from affray.content_loader import Content
 from affray.scenario import build_world, builtin_scenario, parse_scenario
 from affray.world import World
 
-from .timing import Result, result_from, time_repeats
+from .timing import Result, importable, result_from, skipped, time_repeats
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +45,14 @@ def duels(content: Content, plan: object) -> list[Result]:
     from .suite import QUICK
 
     sizes = QUICK_DUELS if plan is QUICK else FULL_DUELS
-    return [*duel_rate(sizes), *duel_parts(sizes), *pool_speedup(sizes),
-            *idle_pulse_cost(sizes), *scenario_loading(sizes)]
+    # `batch` builds pyarrow tables: without the batch extra its rows say they skipped.
+    pool = (pool_speedup(sizes) if importable("pyarrow")
+            else skipped(POOL_ROWS, "pyarrow", "batch"))
+    return [*duel_rate(sizes), *duel_parts(sizes), *pool, *idle_pulse_cost(sizes),
+            *scenario_loading(sizes)]
+
+
+POOL_ROWS = ("batch, 1 worker", "batch, 2 workers")  # pool_speedup's rows
 
 
 def duel_rate(sizes: DuelPlan) -> list[Result]:
@@ -124,10 +130,10 @@ def pool_speedup(sizes: DuelPlan) -> list[Result]:
         two = time_repeats(lambda: batch(scenario, runs, executor=pool), 1)
         workers_cpu = _cpu_seconds(pids) - before
         cpu_two = workers_cpu + time.process_time() - parent
-    one_row = result_from("batch, 1 worker", f"{runs:,} duels", "duel", runs, one,
+    one_row = result_from(POOL_ROWS[0], f"{runs:,} duels", "duel", runs, one,
                           note=f"{runs / one[0]:,.0f} duels/s, {cpu_one / runs * 1e3:.2f} "
                                f"CPU ms a duel")
-    two_row = result_from("batch, 2 workers", f"{runs:,} duels", "duel", runs, two,
+    two_row = result_from(POOL_ROWS[1], f"{runs:,} duels", "duel", runs, two,
                           note=f"{runs / two[0]:,.0f} duels/s (pool warmed first); "
                                f"workers got {workers_cpu / two[0]:.2f} cores; "
                                f"{cpu_two / runs * 1e3:.2f} CPU ms a duel: "

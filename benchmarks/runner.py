@@ -12,6 +12,7 @@ import traceback
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .suite import BENCHMARKS, FULL, QUICK
@@ -51,8 +52,8 @@ def render(rows: list[Result], machine: dict[str, object], title: str) -> Table:
             row.name, row.size, f"{row.repeats} x {row.units:,} {row.unit}",
             f"{row.median_seconds:.4g}", _us(row.per_unit_us),
             "" if row.best_us is None else _us(row.best_us), ratio,
-            "" if row.value is None else str(row.value), note,
-            style=None if row.ok else "bold red")
+            "" if row.value is None else str(row.value), escape(note),
+            style="dim" if row.skipped else None if row.ok else "bold red")
     return table
 
 
@@ -81,6 +82,11 @@ def main(quick: bool = False, out: str = "bench-results.json") -> int:
     Path(out).write_text(json.dumps([row.to_dict(machine) for row in rows], indent=2) + "\n",
                          encoding="utf-8")
     console.print(f"results written to {out}")
+    skipped = [row for row in rows if row.skipped]
+    if skipped:
+        console.print(f"skipped {len(skipped)} rows: "
+                      f"{'; '.join(f'{row.name} ({row.note})' for row in skipped)}",
+                      markup=False)
     failed = [row.name for row in rows if not row.ok]
     if failed:
         console.print(f"[bold red]failed checks: {', '.join(failed)}[/bold red]")

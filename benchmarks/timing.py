@@ -29,7 +29,8 @@ class Result:
     the steadier figure on a shared machine where other work only ever slows a block.
     `ratio` compares against `ratio_of` when a comparison is the point of the row;
     `value` holds a count rather than a time, and `ok` is False only when a count that
-    must hold does not (or the benchmark failed).
+    must hold does not (or the benchmark failed). `skipped` rows measured nothing: what
+    they need (an optional extra) is not installed, and `note` says which.
     """
 
     name: str
@@ -45,6 +46,7 @@ class Result:
     value: int | None = None
     ok: bool = True
     note: str = ""
+    skipped: bool = False
 
     def to_dict(self, machine: dict[str, Any]) -> dict[str, Any]:
         """The JSON row: the measurement plus the machine it ran on, flat.
@@ -79,6 +81,25 @@ def result_from(name: str, size: str, unit: str, units: int, times: list[float],
     return Result(name=name, size=size, unit=unit, units=units, repeats=len(times),
                   median_seconds=median, per_unit_us=median / units * 1e6,
                   best_us=min(times) / units * 1e6, **extra)
+
+
+def skipped(names: tuple[str, ...], module: str, extra: str) -> list[Result]:
+    """Rows standing for measurements that need `module`, not installed here (the
+    quickstart's `pip install .` has no extras): they say so rather than fail."""
+    note = f"skipped: needs {module} (pip install 'affray[{extra}]')"
+    return [Result(name=name, size="-", unit="-", units=0, repeats=0, median_seconds=0.0,
+                   per_unit_us=0.0, note=note, skipped=True) for name in names]
+
+
+def importable(module: str) -> bool:
+    """Whether `module` imports (an optional extra is installed)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def _version(package: str) -> str:

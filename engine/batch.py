@@ -12,16 +12,29 @@ and still ends at the scenario's end as `affray run` would. Per-run figures come
 the event log only (`damage`: amount, damage_type, target; `death`; `settled`), so
 whatever the rules do inside, a batch counts what a player would have seen.
 
-A run that raises is a row with its `error` and empty figures; the batch goes on.
+A run that raises is a row with its `error` and empty figures; the batch goes on. A
+run whose worker process died under it (killed, out of memory) is tried again, on its
+own, a bounded number of times, then kept as a row with its `error` too: a batch never
+loses the rows it finished.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    wait,
+)
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,10 +85,13 @@ def prepare(scenario: str | Path) -> BatchJob:
     """Read, parse and validate a scenario once (a test world is built and closed) and
     keep its `Blueprint`, from which every run's World is built.
 
-    `scenario` is a file, or the name of a built-in scenario ("duel", "demo")."""
+    `scenario` is a file, or the name of a built-in scenario ("duel", "demo"). It must
+    be a regular file of at most `affray.files.MAX_SOURCE_BYTES` (a FIFO or a device is
+    refused unread)."""
     from msgspec.structs import replace as replace_struct
 
     from affray.content_loader import default_content, read_source
+    from affray.files import input_file
     from affray.scenario import parse_scenario, prepare_build
 
     path = Path(scenario)
@@ -83,6 +99,7 @@ def prepare(scenario: str | Path) -> BatchJob:
         from affray.scenario import builtin_scenario
 
         path = builtin_scenario(path.name)  # "duel": a built-in scenario by name
+    input_file(path, ScenarioError)  # a regular file within the size limit, not a FIFO
     spec, raw = parse_scenario(read_source(path, ScenarioError), str(path))
     content = default_content().layered(spec.content, str(path))
     plain = replace_struct(spec, content={})  # its content is folded into `content`
@@ -102,6 +119,35 @@ def columns(job: BatchJob) -> list[tuple[str, str]]:
         out += [(f"{creature}.{name}", kind) for name, kind in CREATURE_COLUMNS]
         out += [(f"{creature}.damage_taken.{kind}", "int64") for kind in job.damage_types]
     return out
+
+
+def check_table(table: pa.Table, source: str) -> None:
+    """A results table read back from a file (`affray report`) holds a batch's columns
+    with a batch's types: every run column, and for every creature (an `<id>.alive`
+    column) each of its figures; an integer column integers, `alive` booleans (a CSV
+    column with no value at all reads as nulls, and passes). Else a UsageError naming
+    the file and the column, rather than a traceback or a silent wrong summary."""
+    import pyarrow as pa
+
+    accept = {"int64": pa.types.is_integer, "bool_": pa.types.is_boolean,
+              "string": lambda kind: pa.types.is_string(kind) or pa.types.is_large_string(kind)}
+    creatures = [name[:-len(".alive")] for name in table.column_names
+                 if name.endswith(".alive")]
+    if not creatures:
+        raise UsageError(f"{source}: not a batch results table: no '<id>.alive' column")
+    wanted = list(RUN_COLUMNS) + [(f"{creature}.{name}", kind) for creature in creatures
+                                  for name, kind in CREATURE_COLUMNS]
+    wanted += [(name, "int64") for name in table.column_names
+               if any(name.startswith(f"{creature}.damage_taken.") for creature in creatures)]
+    for name, kind in wanted:
+        if name not in table.column_names:
+            raise UsageError(f"{source}: not a batch results table: no {name!r} column")
+        found = table.schema.field(name).type
+        if not (pa.types.is_null(found) or accept[kind](found)):
+            expected = {"int64": "whole numbers", "bool_": "true or false",
+                        "string": "text"}[kind]
+            raise UsageError(f"{source}: column {name!r} holds {found}, not {expected}: "
+                             f"not a batch results table")
 
 
 def run_one(job: BatchJob, run: int, seed: int) -> dict[str, Any]:
@@ -163,28 +209,209 @@ def figures(world: World, job: BatchJob) -> dict[str, Any]:
 # but a thread pool, or a Dask worker with several threads, still gives the right rows).
 _ONE_RUN_AT_A_TIME = threading.Lock()
 
+# TEST SEAM, for the tests of lost workers only (tests/test_batch.py): with this set to a
+# seed, a batch worker process (never the process that called `batch`) ends itself with
+# `os._exit` just before it would run that seed, as a worker killed by the kernel's
+# out-of-memory killer would. With TEST_EXIT_ONCE also set to a file path, it does so
+# only once (the first worker to create that file). Nothing else reads them.
+TEST_EXIT_SEED = "AFFRAY_TEST_EXIT_ON_SEED"
+TEST_EXIT_ONCE = "AFFRAY_TEST_EXIT_ONCE"
+
 
 def run_chunk(job: BatchJob, runs: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
     """One task: several (run, seed) pairs, in order. Module level, so it pickles by
     name for a process pool or a Dask worker."""
+    exit_seed = _test_exit_seed()
     rows = []
     for run, seed in runs:
+        if seed == exit_seed:
+            _test_exit()
         with _ONE_RUN_AT_A_TIME:
             rows.append(run_one(job, run, seed))
     return rows
 
 
-def chunks(runs: int, seed: int, workers: int, size: int | None = None
-           ) -> list[list[tuple[int, int]]]:
-    """(run, seed) pairs cut into tasks: about 4 per worker (load balance) and at most
-    100 runs each (a progress bar that moves), unless `size` is given."""
-    if size is None:
-        size = max(1, min(100, math.ceil(runs / (4 * max(1, workers)))))
-    pairs = [(run, seed + run) for run in range(runs)]
-    return [pairs[start:start + size] for start in range(0, runs, size)]
+def _test_exit_seed() -> int | None:
+    """The seed the test seam ends a worker on (TEST_EXIT_SEED), in a worker process."""
+    import multiprocessing
+
+    value = os.environ.get(TEST_EXIT_SEED)
+    if value is None or multiprocessing.parent_process() is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _test_exit() -> None:
+    once = os.environ.get(TEST_EXIT_ONCE)
+    if once:
+        try:
+            os.close(os.open(once, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return  # ended a worker once already
+    os._exit(70)
+
+
+# -- the arguments ---------------------------------------------------------------------------
+MAX_WORKERS = 256  # processes on one machine (a fork start launches them all at once)
+MAX_CHUNK_SIZE = 10_000  # runs per task: a task's rows travel back together
+LOST_RUN_ATTEMPTS = 3  # a run whose worker died this often, on its own, is an error row
+MAX_SEED = 2**63 - 1  # affray.scenario.MAX_SEED: a World's seed, an int64 column
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    """A whole-number argument within low..high, or a UsageError saying so."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise UsageError(f"batch: {name} must be a whole number, got {value!r}")
+    number = int(value)
+    if number < low:
+        more = "0 or more" if low == 0 else f"{low} or more"
+        raise UsageError(f"batch: {name} must be {more}, got {number}")
+    if number > high:
+        raise UsageError(f"batch: {name} must be at most {high:,}, got {number:,}")
+    return number
+
+
+@dataclass(frozen=True, slots=True)
+class _Arguments:
+    """`batch`'s arguments, checked: every misuse is a UsageError before any work."""
+
+    runs: int
+    seed: int
+    workers: int
+    chunk_size: int | None
+
+
+def check_arguments(scenario: object, runs: object, seed: object = 0, workers: object = 1,
+                    executor: object = None, backend: object = "local",
+                    scheduler: object = None, chunk_size: object = None,
+                    progress: object = None) -> _Arguments:
+    """Check `batch`'s arguments (types, bounds, combinations) and return them as ints.
+
+    Seeds are `seed .. seed + runs - 1`, each a World seed 0..2**63-1, so `seed + runs`
+    is at most 2**63. `scheduler` needs `backend="dask"`; `executor` excludes it."""
+    if not isinstance(scenario, str | os.PathLike):
+        raise UsageError(f"batch: scenario must be a file path or a built-in scenario's "
+                         f"name, got {type(scenario).__name__}")
+    if not os.fspath(scenario):
+        raise UsageError("batch: scenario is an empty string")
+    first = _whole("seed", seed, 0, MAX_SEED)
+    count = _whole("runs", runs, 0, MAX_SEED + 1 - first)
+    processes = _whole("workers", workers, 1, MAX_WORKERS)
+    size = None if chunk_size is None else _whole("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE)
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise UsageError(f"batch: backend must be one of {', '.join(BACKENDS)}, "
+                         f"not {backend!r}")
+    if executor is not None and not isinstance(executor, Executor):
+        raise UsageError(f"batch: executor must be a concurrent.futures.Executor, got "
+                         f"{type(executor).__name__}")
+    if executor is not None and (backend != "local" or scheduler is not None):
+        raise UsageError("batch: give an executor or backend='dask' (and a scheduler), "
+                         "not both")
+    if scheduler is not None:
+        if backend != "dask":
+            raise UsageError("batch: scheduler= is a Dask scheduler's address: it needs "
+                             "backend='dask'")
+        _check_scheduler(scheduler)
+    if backend == "dask":
+        _dask()  # the extra is installed, or a UsageError now
+    if progress is not None and not callable(progress):
+        raise UsageError(f"batch: progress must be a function (done, total), got "
+                         f"{type(progress).__name__}")
+    return _Arguments(runs=count, seed=first, workers=processes, chunk_size=size)
+
+
+def _check_scheduler(scheduler: object) -> None:
+    """A Dask address (`tcp://host:8786`, `tls://...`), told by Dask's own parser."""
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise UsageError(f"batch: scheduler must be a Dask scheduler's address such as "
+                         f"tcp://host:8786, got {scheduler!r}")
+    _dask()
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(scheduler)
+        if protocol in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as problem:
+        raise UsageError(f"batch: scheduler {scheduler!r} is not a Dask address "
+                         f"(tcp://host:8786): {problem}") from None
+
+
+def _dask() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError("batch: the dask backend needs its extra: "
+                         "pip install 'affray[dask]'") from None
+    return distributed
+
+
+# -- tasks ------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Task:
+    """Runs `first .. first + count - 1` (seed = the batch's seed + run), as one task.
+
+    `losses` counts the times it was lost running on its own (a worker died under it)."""
+
+    first: int
+    count: int
+    losses: int = 0
+
+    def pairs(self, seed: int) -> list[tuple[int, int]]:
+        return [(run, seed + run) for run in range(self.first, self.first + self.count)]
+
+    def singles(self) -> list[Task]:
+        return [Task(run, 1, self.losses) for run in range(self.first, self.first + self.count)]
+
+
+def task_size(runs: int, capacity: int) -> int:
+    """Runs per task: about 4 tasks per worker (load balance), at most 100 runs each (a
+    progress bar that moves)."""
+    return max(1, min(100, math.ceil(runs / (4 * max(1, capacity)))))
+
+
+def tasks(runs: int, size: int) -> Iterator[Task]:
+    """The batch's tasks, made as they are asked for: a billion runs cost nothing until
+    they are submitted (at most a few per worker are in flight at once)."""
+    return (Task(first, min(size, runs - first)) for first in range(0, runs, size))
 
 
 Progress = Callable[[int, int], None]
+
+
+class _Rows:
+    """The rows of finished tasks, each task's as a small pyarrow table (columns take a
+    fraction of the memory of a dict per row), put in run order at the end."""
+
+    def __init__(self, job: BatchJob, seed: int, total: int, progress: Progress | None,
+                 pa: Any) -> None:
+        self.job, self.seed, self.total, self.progress, self.pa = job, seed, total, progress, pa
+        self.tables: dict[int, Any] = {}
+        self.done = 0
+
+    def keep(self, first: int, rows: list[dict[str, Any]]) -> None:
+        self.tables[first] = to_table(self.job, rows, self.pa)
+        self.done += len(rows)
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def lost(self, task: Task, error: BaseException) -> None:
+        """A run whose worker died under it LOST_RUN_ATTEMPTS times: an error row."""
+        detail = str(error).splitlines()[0] if str(error) else ""
+        if len(detail) > 160:
+            detail = detail[:157] + "..."
+        reason = (f"WorkerLost: the worker process died running it {task.losses} times "
+                  f"(last: {type(error).__name__}: {detail})")
+        self.keep(task.first, [{"run": run, "seed": seed, "pulses": None, "settled": None,
+                                "error": reason} for run, seed in task.pairs(self.seed)])
+
+    def table(self) -> pa.Table:
+        if not self.tables:
+            return to_table(self.job, [], self.pa)
+        return self.pa.concat_tables([self.tables[first] for first in sorted(self.tables)])
 
 
 @keeps_esper_world
@@ -203,38 +430,36 @@ def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
 
     Runs go to `executor` if given (any `concurrent.futures.Executor`); else with
     `backend="dask"` to a Dask cluster (`scheduler` address, or a LocalCluster of
-    `workers` processes); else to a process pool of `workers` (in this process when
-    `workers` is 1). The rows are the same whichever: each run depends on its seed only.
-    `progress(done, total)` is called as tasks finish.
+    `workers` processes on TLS); else to a process pool of `workers` (in this process
+    when `workers` is 1). The rows are the same whichever: each run depends on its seed
+    only. `progress(done, total)` is called as tasks finish.
+
+    Arguments are checked first (`check_arguments`): a UsageError before any work. Tasks
+    are submitted as workers free up, a few per worker in flight. A task lost with its
+    worker (a process pool broken by a killed worker, Dask's KilledWorker) is run again
+    on its own (on a fresh pool when the pool broke), then run by run; a run lost
+    `LOST_RUN_ATTEMPTS` times on its own is a row with its `error`: a batch keeps every
+    row it finished.
     """
     try:
         import pyarrow as pa
     except ImportError:
         raise UsageError("batch needs pyarrow: pip install 'affray[batch]'") from None
-    if runs < 0:
-        raise UsageError(f"batch: runs must be 0 or more, got {runs}")
-    if workers < 1:
-        raise UsageError(f"batch: workers must be 1 or more, got {workers}")
-    if backend not in BACKENDS:
-        raise UsageError(f"batch: backend must be one of {', '.join(BACKENDS)}, "
-                         f"not {backend!r}")
+    checked = check_arguments(scenario, runs, seed, workers, executor, backend, scheduler,
+                              chunk_size, progress)
     job = prepare(scenario)
-    tasks = chunks(runs, seed, workers, chunk_size)
-    rows: list[dict[str, Any]] = []
+    rows = _Rows(job, checked.seed, checked.runs, progress, pa)
     if executor is not None:
-        rows = _gather(executor, job, tasks, runs, progress)
+        _on_executor(executor, job, checked, rows, _capacity(executor, checked.workers),
+                     None)
     elif backend == "dask":
-        rows = _on_dask(job, tasks, runs, workers, scheduler, progress)
-    elif workers == 1:
-        for task in tasks:
-            rows += run_chunk(job, task)
-            if progress is not None:
-                progress(len(rows), runs)
+        _on_dask(job, checked, rows, scheduler)
+    elif checked.workers == 1:
+        for task in tasks(checked.runs, checked.chunk_size or task_size(checked.runs, 1)):
+            rows.keep(task.first, run_chunk(job, task.pairs(checked.seed)))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            rows = _gather(pool, job, tasks, runs, progress)
-    rows.sort(key=lambda row: row["run"])
-    return to_table(job, rows, pa)
+        _on_pool(job, checked, rows)
+    return rows.table()
 
 
 def to_table(job: BatchJob, rows: list[dict[str, Any]], pa: Any) -> pa.Table:
@@ -265,34 +490,199 @@ def start_pool(workers: int) -> ProcessPoolExecutor:
     return pool
 
 
-def _gather(executor: Executor, job: BatchJob, tasks: Iterable[list[tuple[int, int]]],
-            runs: int, progress: Progress | None) -> list[dict[str, Any]]:
-    futures: list[Future[list[dict[str, Any]]]] = [executor.submit(run_chunk, job, task)
-                                                    for task in tasks]
-    rows: list[dict[str, Any]] = []
-    for future in as_completed(futures):
-        rows += future.result()
-        if progress is not None:
-            progress(len(rows), runs)
-    return rows
+def _capacity(executor: Executor, workers: int) -> int:
+    """How many tasks `executor` runs at once: a pool's size, a Dask cluster's threads,
+    else `workers`."""
+    size = getattr(executor, "_max_workers", None)
+    if isinstance(size, int) and size > 0:
+        return size
+    client = getattr(executor, "_client", None)
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # a cluster that cannot say: the caller's count
+            return workers
+    return workers
 
 
-def _on_dask(job: BatchJob, tasks: list[list[tuple[int, int]]], runs: int, workers: int,
-             scheduler: str | None, progress: Progress | None) -> list[dict[str, Any]]:
-    """Dask as the engine past one machine: a Client on `scheduler`, or a LocalCluster of
-    `workers` processes with one thread each (esper keeps one current world per
-    process, so two runs must never share a process at once)."""
+def _on_pool(job: BatchJob, checked: _Arguments, rows: _Rows) -> None:
+    """A process pool of at most `workers` (no more processes than tasks), replaced by a
+    fresh one if a killed worker breaks it."""
+    size = checked.chunk_size or task_size(checked.runs, checked.workers)
+    processes = max(1, min(checked.workers, math.ceil(checked.runs / size)))
+
+    def fresh() -> Executor:
+        return ProcessPoolExecutor(max_workers=processes, mp_context=_context())
+
+    _on_executor(None, job, checked, rows, processes, fresh)
+
+
+def _on_executor(executor: Executor | None, job: BatchJob, checked: _Arguments,
+                 rows: _Rows, capacity: int, fresh: Callable[[], Executor] | None) -> None:
+    """Run the batch's tasks on `executor` (None: one from `fresh`, which this shuts
+    down), at most 2 x `capacity` tasks in flight, new ones submitted as old ones finish.
+
+    A task whose future fails with its worker's death (`_worker_lost`; any other
+    failure is raised) was lost. It is a suspect: suspects run one at a time with
+    nothing else in flight, so a loss then is that task's own. A suspect lost alone is
+    split into its runs; a run lost alone `LOST_RUN_ATTEMPTS` times becomes an error row.
+    A broken executor (BrokenExecutor: a process pool whose worker was killed) is
+    replaced by `fresh()`, or, for a caller's executor, by a process pool of `workers`.
+    """
+    if fresh is None:
+        def fresh() -> Executor:
+            return ProcessPoolExecutor(max_workers=checked.workers, mp_context=_context())
+    owned = executor is None
+    current: Executor = fresh() if executor is None else executor
+    size = checked.chunk_size or task_size(checked.runs, capacity)
+    source = tasks(checked.runs, size)
+    suspects: deque[Task] = deque()
+    retry: deque[Task] = deque()  # not yet run: its submit found the executor broken
+    in_flight: dict[Future[list[dict[str, Any]]], tuple[Task, bool]] = {}
+    limit = 2 * max(1, capacity)
     try:
-        from dask.distributed import Client, LocalCluster
+        while True:
+            broken = _fill(current, job, checked.seed, source, suspects, retry, in_flight,
+                           limit)
+            if in_flight:
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                for future in done:
+                    task, alone = in_flight.pop(future)
+                    broken |= _settle(future, task, alone, rows, suspects)
+            elif not broken:
+                return
+            if broken:
+                while in_flight:  # a broken pool fails every future still in flight
+                    for future in wait(list(in_flight)).done:
+                        task, alone = in_flight.pop(future)
+                        _settle(future, task, alone, rows, suspects)
+                if owned:
+                    current.shutdown(wait=True, cancel_futures=True)
+                current, owned = fresh(), True
+    finally:
+        if owned:
+            current.shutdown(wait=True, cancel_futures=True)
+
+
+def _fill(executor: Executor, job: BatchJob, seed: int, source: Iterator[Task],
+          suspects: deque[Task], retry: deque[Task],
+          in_flight: dict[Future[list[dict[str, Any]]], tuple[Task, bool]], limit: int
+          ) -> bool:
+    """Submit what may go now; True if the executor turned out broken. A suspect goes
+    only when nothing is in flight, and then alone."""
+    while True:
+        if any(alone for _, alone in in_flight.values()):
+            return False
+        if suspects:
+            if in_flight:
+                return False
+            task, alone = suspects.popleft(), True
+        elif len(in_flight) >= limit:
+            return False
+        elif retry:
+            task, alone = retry.popleft(), False
+        else:
+            next_task = next(source, None)
+            if next_task is None:
+                return False
+            task, alone = next_task, False
+        try:
+            future = executor.submit(run_chunk, job, task.pairs(seed))
+        except BrokenExecutor:
+            (suspects if alone else retry).appendleft(task)
+            return True
+        in_flight[future] = (task, alone)
+
+
+def _settle(future: Future[list[dict[str, Any]]], task: Task, alone: bool, rows: _Rows,
+            suspects: deque[Task]) -> bool:
+    """Keep a finished task's rows, or deal with a lost one; True if the executor broke."""
+    try:
+        result = future.result()
+    except Exception as error:
+        if not _worker_lost(error):
+            raise  # not a lost worker but a fault that every task would meet
+        if not alone:
+            suspects.append(task)
+        elif task.count > 1:
+            suspects.extendleft(reversed(task.singles()))
+        else:
+            again = Task(task.first, 1, task.losses + 1)
+            if again.losses >= LOST_RUN_ATTEMPTS:
+                rows.lost(again, error)
+            else:
+                suspects.appendleft(again)
+        return isinstance(error, BrokenExecutor)
+    rows.keep(task.first, result)
+    return False
+
+
+def _worker_lost(error: BaseException) -> bool:
+    """Whether a task's failure is its worker's death: a broken process pool, Dask's
+    KilledWorker. (`run_chunk` never raises for a run: a run that raises is a row.)"""
+    return isinstance(error, BrokenExecutor) or type(error).__name__ == "KilledWorker"
+
+
+def _local_security() -> Any:
+    """TLS with a temporary self-signed certificate (Dask's `Security.temporary`, which
+    needs `cryptography`), so only this process and its workers can talk to the local
+    cluster, rather than anyone on the machine."""
+    from distributed.security import Security
+
+    try:
+        return Security.temporary()
     except ImportError:
-        raise UsageError("batch: the dask backend needs its extra: "
-                         "pip install 'affray[dask]'") from None
+        raise UsageError("batch: the dask backend's local cluster uses TLS, which needs "
+                         "cryptography: pip install 'affray[dask]'") from None
+
+
+def _on_dask(job: BatchJob, checked: _Arguments, rows: _Rows, scheduler: str | None) -> None:
+    """Dask as the engine past one machine: a Client on `scheduler` (security from Dask's
+    own configuration), or a LocalCluster of `workers` processes (`local_cluster`)."""
+    from dask.distributed import Client
+
     if scheduler:
-        with Client(scheduler) as client:
-            return _gather(client.get_executor(pure=False), job, tasks, runs, progress)
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        return _gather(client.get_executor(pure=False), job, tasks, runs, progress)
+        try:
+            client = Client(scheduler)
+        except (OSError, TimeoutError) as problem:
+            raise UsageError(f"batch: cannot reach the Dask scheduler at {scheduler}: "
+                             f"{problem}") from None
+        with client:
+            executor = client.get_executor(pure=False)
+            _on_executor(executor, job, checked, rows, _capacity(executor, checked.workers),
+                         lambda: executor)
+        return
+    with local_cluster(checked.workers) as (cluster, security), \
+            Client(cluster, security=security) as client:
+        executor = client.get_executor(pure=False)
+        _on_executor(executor, job, checked, rows, checked.workers, lambda: executor)
 
 
-__all__ = ["BatchJob", "batch", "columns", "prepare", "run_one", "to_table"]
+@contextmanager
+def local_cluster(workers: int) -> Iterator[tuple[Any, Any]]:
+    """A Dask LocalCluster of `workers` processes with one thread each (esper keeps one
+    current world per process, so two runs must never share a process at once), and the
+    `Security` a client needs to reach it.
+
+    It listens on 127.0.0.1 only, over TLS with a temporary certificate made for it
+    (`_local_security`): a connection without that certificate is refused, so another
+    process on the machine cannot submit work to it or read its results. It serves no
+    HTTP pages (no dashboard; the info, JSON and metrics routes are off), and it gives
+    up on a task the first time a worker dies under it (`allowed_failures=0`): the
+    retries are ours (`_on_executor`), the same as on a process pool."""
+    import dask
+    from dask.distributed import LocalCluster
+
+    security = _local_security()
+    with dask.config.set({"distributed.scheduler.http.routes": [],
+                          "distributed.worker.http.routes": []}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", protocol="tls://", security=security,
+                               dashboard_address=None,
+                               scheduler_kwargs={"allowed_failures": 0})
+    with cluster:
+        yield cluster, security
+
+
+__all__ = ["BatchJob", "batch", "check_arguments", "check_table", "columns", "local_cluster",
+           "prepare", "run_one", "to_table"]

@@ -1,7 +1,14 @@
 """The `affray` command: run, check, render, demo, schedule, bench, batch, report.
 
 Exit status: 0 on success, 1 on a content, scenario, action or save error (one message
-on stderr naming the file and field, never a traceback), 2 on usage errors (argparse).
+on stderr naming the file and field, never a traceback), 2 on usage errors (argparse:
+a bad number, an option without the one it needs).
+
+Files are checked before any work (`affray.files`): what a command reads must be a
+regular file (never a FIFO or a device; scenario and content files at most 16 MiB),
+and what it writes must have a folder to go to, not be a folder, be writable and not be
+one of its inputs. A write that fails anyway at the end (a full disk) is a message and
+exit 1; `batch` then still keeps its rows in a file of the temporary folder.
 """
 
 from __future__ import annotations
@@ -11,26 +18,45 @@ import json
 import sys
 from collections.abc import Sequence
 
-from affray.errors import AffrayError
+from affray.errors import AffrayError, ScenarioError, UsageError
+
+MAX_COUNT = 2**63 - 1  # a seed, a pulse count: what the engine's int64 clock holds
 
 
-def _count(text: str) -> int:
-    """An argparse type: a whole number 0 or more (seeds and pulse counts)."""
+def _whole(text: str, low: int, high: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {low} or more, got {value}")
+    if value > high:
+        raise argparse.ArgumentTypeError(f"must be at most {high:,}, got {value:,}")
     return value
+
+
+def _count(text: str) -> int:
+    """An argparse type: a whole number 0..2**63-1 (seeds and pulse counts)."""
+    return _whole(text, 0, MAX_COUNT)
 
 
 def _positive(text: str) -> int:
-    """An argparse type: a whole number 1 or more (worker counts)."""
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
+    """An argparse type: a whole number 1..2**63 (a batch's runs)."""
+    return _whole(text, 1, MAX_COUNT + 1)
+
+
+def _workers(text: str) -> int:
+    """An argparse type: a worker count, 1..affray.batch.MAX_WORKERS."""
+    from affray.batch import MAX_WORKERS
+
+    return _whole(text, 1, MAX_WORKERS)
+
+
+def _chunk(text: str) -> int:
+    """An argparse type: runs per task, 1..affray.batch.MAX_CHUNK_SIZE."""
+    from affray.batch import MAX_CHUNK_SIZE
+
+    return _whole(text, 1, MAX_CHUNK_SIZE)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,8 +75,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="stop early once nothing more can happen")
     run.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
-    check = sub.add_parser("check", help="validate content and scenario files")
-    check.add_argument("paths", nargs="+")
+    check = sub.add_parser("check", help="validate content and scenario files (a folder: "
+                           "every .toml file in it and its subfolders)")
+    check.add_argument("paths", nargs="+", metavar="PATH")
 
     render = sub.add_parser("render", help="draw a scenario's (or a save's) map and everyone "
                             "on it")
@@ -83,18 +110,24 @@ def _parser() -> argparse.ArgumentParser:
 
     batch = sub.add_parser("batch", help="run a scenario over many seeds")
     batch.add_argument("scenario")
-    batch.add_argument("--runs", type=_count, required=True)
-    batch.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
+    batch.add_argument("--runs", type=_positive, required=True,
+                       help="how many seeds: 1 or more, the last seed at most 2**63 - 1")
+    batch.add_argument("--workers", type=_workers, default=None,
+                       help="processes (default 1), or the local Dask cluster's")
     batch.add_argument("--seed", type=_count, default=0, help="first seed (default 0)")
     batch.add_argument("--backend", choices=("local", "dask"), default="local")
-    batch.add_argument("--scheduler", default=None, help="a Dask scheduler's address")
+    batch.add_argument("--scheduler", default=None,
+                       help="a Dask scheduler's address (with --backend dask)")
+    batch.add_argument("--chunk-size", type=_chunk, default=None,
+                       help="runs per task (default: about 4 tasks a worker, at most 100)")
     batch.add_argument("--out", default=None, help="write the rows: results.parquet or .csv")
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
     batch.add_argument("--quiet", action="store_true", help="no progress bar")
 
     report = sub.add_parser("report", help="summarize (and plot) saved batch results")
     report.add_argument("results", help="a .parquet or .csv file from batch --out")
-    report.add_argument("--png", default=None, help="write plots to this PNG")
+    report.add_argument("--png", default=None, metavar="FILE",
+                        help="write plots to this PNG (needs affray[plots])")
     report.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
@@ -125,15 +158,42 @@ def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
     return 0
 
 
+def _toml_files(path: str) -> list[str]:
+    """A folder's .toml files, in its subfolders too, sorted (symbolic links to folders
+    are not followed, so a link loop cannot run forever); any other path as given."""
+    import os
+
+    if not os.path.isdir(path):
+        return [path]
+    found = []
+    for folder, subfolders, names in os.walk(path):
+        subfolders.sort()
+        found += [os.path.join(folder, name) for name in sorted(names)
+                  if name.endswith(".toml")]
+    if not found:
+        raise AffrayError(f"{path}: a folder without .toml files: nothing to check")
+    return found
+
+
 def _check(paths: Sequence[str]) -> int:
     """Each path is a scenario or a content file, told apart by its keys exactly as
-    `run` tells them (`scenario.file_kind`), so `check` and `run` never disagree."""
+    `run` tells them (`scenario.file_kind`), so `check` and `run` never disagree. A
+    folder stands for every .toml file in it and its subfolders; each is printed."""
     from affray.content_loader import check_file, parse_toml, read_source
+    from affray.files import input_file
     from affray.scenario import file_kind, load_scenario
 
     failures = 0
-    for path in paths:
+    files = []
+    for given in paths:
         try:
+            files += _toml_files(given)
+        except AffrayError as error:
+            print(str(error), file=sys.stderr)
+            failures += 1
+    for path in files:
+        try:
+            input_file(path, ScenarioError)  # a regular file, within the size limit
             kind = file_kind(parse_toml(read_source(path), path), path)
             if kind == "scenario":
                 load_scenario(path).close()
@@ -187,6 +247,234 @@ def _schedule() -> int:
     return 0
 
 
+# -- files and option combinations, checked before any work -----------------------------------
+# The file each command writes: (option, what it holds, the endings it may have).
+OUTPUTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "replay": ("out", "the replay page", ()),
+    "render": ("png", "the PNG", ()),
+    "report": ("png", "the plots", ()),
+    "bench": ("out", "the benchmark results", ()),
+    "batch": ("out", "the batch's rows", (".parquet", ".csv")),
+}
+
+
+def _output(args: argparse.Namespace) -> str | None:
+    """The file the command will write, if any: a PNG's name gets `.png` when it has
+    none (`affray.render.png_path`: `--png picture` writes picture.png)."""
+    if args.command not in OUTPUTS:
+        return None
+    target: str | None = getattr(args, OUTPUTS[args.command][0])
+    if target is None or args.command not in ("render", "report") or not target:
+        return target
+    from affray.render import png_path
+
+    return str(png_path(target))
+
+
+def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Options that need one another, or clash: argparse's usage error (exit 2)."""
+    if args.command != "batch":
+        return
+    if args.scheduler is not None and args.backend != "dask":
+        parser.error("batch: --scheduler is a Dask scheduler's address: it needs "
+                     "--backend dask")
+    if args.scheduler is not None and args.workers is not None:
+        parser.error("batch: --workers sizes a pool or a local cluster: a --scheduler "
+                     "cluster has the workers it has")
+    if args.workers is None:
+        args.workers = 1
+    last = args.seed + args.runs - 1
+    if last > MAX_COUNT:
+        parser.error(f"batch: seeds {args.seed}..{last} pass the last seed, 2**63 - 1: "
+                     f"at most {MAX_COUNT + 1 - args.seed:,} runs from seed {args.seed}")
+
+
+def _check_files(args: argparse.Namespace) -> None:
+    """The command's input is a regular file (scenario and content files within the
+    size limit) and its output can be written and is not that input: else an error now,
+    before a run, a batch or the benchmark suite spends minutes."""
+    from affray.files import MAX_SOURCE_BYTES, input_file, output_file
+
+    source: str | None = None
+    if args.command == "run":
+        source = str(input_file(args.scenario, ScenarioError))
+    elif args.command in ("render", "replay"):
+        source = str(input_file(args.scenario, ScenarioError, limit=None,
+                                what="a scenario or a save"))
+        if not _is_save(source):
+            input_file(source, ScenarioError, limit=MAX_SOURCE_BYTES)
+    elif args.command == "report":
+        _needs_pyarrow("report")
+        source = str(input_file(args.results, UsageError, limit=None,
+                                what="a batch's results"))
+    target = _output(args)
+    if target is None:
+        return
+    _, what, suffixes = OUTPUTS[args.command]
+    if args.command == "batch":
+        _needs_pyarrow("batch")
+    if source is not None and _same_file(source, target):
+        raise UsageError(f"{target}: is the command's input: {what} would overwrite it")
+    output_file(target, what, suffixes)
+
+
+def _is_save(path: str) -> bool:
+    """A save starts with its JSON header (`affray.render.open_world` tells the same)."""
+    with open(path, "rb") as handle:
+        return handle.read(32).lstrip().startswith(b"{")
+
+
+def _same_file(first: str, second: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
+
+
+def _needs_pyarrow(command: str) -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError(f"{command} needs pyarrow: pip install 'affray[batch]'") from None
+
+
+def _write_failed(args: argparse.Namespace, error: OSError) -> str:
+    """The message for an OSError that escaped a command: the write of its output."""
+    reason = error.strerror or str(error)
+    target = _output(args)
+    if target is not None:
+        return f"{target}: could not write {OUTPUTS[args.command][1]}: {reason}"
+    return f"{error.filename or args.command}: {reason}"
+
+
+# -- batch and report ----------------------------------------------------------------------------
+def _batch(args: argparse.Namespace) -> int:
+    """`affray batch`: run (a progress bar on a terminal), write the table if `--out`,
+    print the summary (or JSON). A table that cannot be written to `--out` (checked
+    before the batch, so rare: a disk that filled up) is written to the temporary folder
+    instead, the message says where, and the exit status is 1: the rows are not lost."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from affray.batch import batch
+
+    console = Console(stderr=True)
+    show = console.is_terminal and not args.quiet and not args.json
+    options: dict[str, object] = {"seed": args.seed, "workers": args.workers,
+                                  "backend": args.backend, "scheduler": args.scheduler,
+                                  "chunk_size": args.chunk_size}
+    if show:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        # No refresh thread (auto_refresh off: the bar redraws as tasks finish), so a
+        # process pool, or a fresh one after a lost worker, never forks a threaded process.
+        with Progress("[progress.description]{task.description}", BarColumn(),
+                      MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                      transient=True, auto_refresh=False) as bar:
+            task = bar.add_task(f"batch {Path(args.scenario).name}", total=args.runs)
+
+            def advance(done: int, _total: int) -> None:
+                bar.update(task, completed=done)
+                bar.refresh()
+
+            table = batch(args.scenario, args.runs, progress=advance, **options)  # type: ignore[arg-type]
+    else:
+        table = batch(args.scenario, args.runs, **options)  # type: ignore[arg-type]
+    written, failure = _write_rows(table, args.out)
+    _print_batch(args, table, written)
+    if failure is None:
+        return 0
+    where = (f"the rows were written to {written} instead" if written
+             else "the rows could not be written anywhere")
+    print(f"affray: {failure}; {where}", file=sys.stderr)
+    return 1
+
+
+def _write_rows(table: object, out: str | None) -> tuple[str | None, str | None]:
+    """Write the table to `out`; if that fails, to a new file in the temporary folder.
+    Returns (where it was written or None, the failure's message or None)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from affray.files import writing
+    from affray.report import write_table
+
+    if out is None:
+        return None, None
+    try:
+        with writing(out, "the batch's rows"):
+            write_table(table, out)  # type: ignore[arg-type]
+        return out, None
+    except UsageError as error:
+        failure = str(error)
+    try:
+        handle, spare = tempfile.mkstemp(prefix="affray-batch-", suffix=Path(out).suffix)
+        os.close(handle)
+        write_table(table, spare)  # type: ignore[arg-type]
+    except OSError:
+        return None, failure
+    return spare, failure
+
+
+def _print_batch(args: argparse.Namespace, table: object, written: str | None) -> None:
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from affray.report import render, summarize
+
+    summary = summarize(table)  # type: ignore[arg-type]
+    if args.json:
+        print(json.dumps({"scenario": args.scenario, "seed": args.seed, "runs": args.runs,
+                          "summary": summary, "out": written}))
+        return
+    out = Console()
+    if not out.is_terminal:
+        out = Console(width=150)
+    render(summary, f"{Path(args.scenario).name}: seeds {args.seed}.."
+                    f"{args.seed + args.runs - 1}", out)
+    if written is not None and written == args.out:
+        print(f"results written to {written}")
+
+
+def _report(args: argparse.Namespace) -> int:
+    """`affray report`: the summary of a saved table, checked to be a batch's (its
+    columns and their types); `--png` plots it."""
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from affray.batch import check_table
+    from affray.files import writing
+    from affray.report import plot, read_table, render, summarize
+
+    table = read_table(args.results)
+    check_table(table, args.results)
+    summary = summarize(table)
+    written = None
+    if args.png:
+        with writing(_output(args) or args.png, "the plots"):
+            written = plot(table, args.png,
+                           title=f"{Path(args.results).name}: {summary['runs']:,} runs")
+    if args.json:
+        print(json.dumps({"results": args.results, "summary": summary,
+                          "png": None if written is None else str(written)}))
+        return 0
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=150)
+    render(summary, Path(args.results).name, console)
+    if written is not None:
+        print(f"plots written to {written}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `affray` command; returns the exit status.
 
@@ -205,8 +493,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_usage(parser, args)
     try:
+        _check_files(args)
         if args.command == "run":
             return _run(args.scenario, args.seed, args.json, args.pulses, args.until,
                         args.quiet)
@@ -228,14 +519,15 @@ def _main(argv: Sequence[str] | None) -> int:
 
             return bench_main(quick=args.quick, out=args.out)
         if args.command == "batch":
-            from affray.report import batch_command
-
-            return batch_command(args)
+            return _batch(args)
         if args.command == "report":
-            from affray.report import report_command
-
-            return report_command(args)
+            return _report(args)
     except AffrayError as error:
         print(f"affray: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        raise
+    except OSError as error:  # a write that failed after the checks: a full disk
+        print(f"affray: {_write_failed(args, error)}", file=sys.stderr)
         return 1
     return 2

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 import pyarrow as pa
 import pytest
@@ -20,6 +26,7 @@ from affray.cli import main
 from affray.report import read_table, summarize, wilson, write_table
 from affray.scenario import builtin_scenario, load_scenario
 
+batch_module = sys.modules["affray.batch"]  # `affray.batch` is the function
 DUEL = builtin_scenario("duel")
 DUEL_IDS = ("warrior", "orc")
 
@@ -145,16 +152,216 @@ def test_a_run_that_raises_is_a_row_with_its_error(monkeypatch):
     assert (summary["runs"], summary["errors"], summary["creatures"][0]["runs"]) == (3, 1, 2)
 
 
-def test_bad_batch_arguments_are_usage_errors(tmp_path):
-    with pytest.raises(affray.AffrayError, match="runs must be 0 or more"):
-        batch(DUEL, runs=-1)
-    with pytest.raises(affray.AffrayError, match="workers must be 1 or more"):
-        batch(DUEL, runs=1, workers=0)
-    with pytest.raises(affray.AffrayError, match="backend must be one of local, dask"):
-        batch(DUEL, runs=1, backend="spark")
+THREADS = object()  # stands for a thread pool, made in the test
+BAD_ARGUMENTS = {
+    "runs_negative": ({"runs": -1}, "runs must be 0 or more, got -1"),
+    "runs_a_float": ({"runs": 2.0}, "runs must be a whole number, got 2.0"),
+    "runs_text": ({"runs": "3"}, "runs must be a whole number, got '3'"),
+    "runs_a_bool": ({"runs": True}, "runs must be a whole number, got True"),
+    "runs_past_the_last_seed": ({"runs": 2, "seed": 2**63 - 1}, "runs must be at most 1, got 2"),
+    "runs_2_63_and_1": ({"runs": 2**63 + 1},
+                        "runs must be at most 9,223,372,036,854,775,808"),
+    "seed_negative": ({"seed": -1}, "seed must be 0 or more, got -1"),
+    "seed_2_63": ({"seed": 2**63}, "seed must be at most 9,223,372,036,854,775,807"),
+    "seed_none": ({"seed": None}, "seed must be a whole number, got None"),
+    "workers_0": ({"workers": 0}, "workers must be 1 or more, got 0"),
+    "workers_a_million": ({"workers": 10**6}, "workers must be at most 256"),
+    "workers_text": ({"workers": "2"}, "workers must be a whole number"),
+    "chunk_size_negative": ({"chunk_size": -1}, "chunk_size must be 1 or more, got -1"),
+    "chunk_size_0": ({"chunk_size": 0}, "chunk_size must be 1 or more, got 0"),
+    "chunk_size_a_million": ({"chunk_size": 10**6}, "chunk_size must be at most 10,000"),
+    "chunk_size_a_float": ({"chunk_size": 1.5}, "chunk_size must be a whole number"),
+    "backend_spark": ({"backend": "spark"}, "backend must be one of local, dask"),
+    "backend_none": ({"backend": None}, "backend must be one of local, dask"),
+    "scheduler_without_dask": ({"scheduler": "tcp://127.0.0.1:8786"},
+                               "scheduler= is a Dask scheduler's address: it needs "
+                               "backend='dask'"),
+    "scheduler_not_an_address": ({"backend": "dask", "scheduler": "nonsense"},
+                                 "scheduler 'nonsense' is not a Dask address"),
+    "scheduler_empty": ({"backend": "dask", "scheduler": " "},
+                        "scheduler must be a Dask scheduler's address"),
+    "scheduler_a_number": ({"backend": "dask", "scheduler": 8786},
+                           "scheduler must be a Dask scheduler's address"),
+    "executor_not_one": ({"executor": "threads"},
+                         "executor must be a concurrent.futures.Executor, got str"),
+    "executor_and_dask": ({"executor": THREADS, "backend": "dask"},
+                          "give an executor or backend='dask'"),
+    "progress_not_callable": ({"progress": 3}, "progress must be a function"),
+    "scenario_a_number": ({"scenario": 3}, "scenario must be a file path"),
+    "scenario_empty": ({"scenario": ""}, "scenario is an empty string"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARGUMENTS))
+def test_bad_batch_arguments_are_usage_errors_before_any_work(case, monkeypatch):
+    """Every misuse of `batch` is a UsageError with a clear message, raised before the
+    scenario is even read: a negative chunk size used to give 0 rows, seed=-1 a table of
+    error rows, a scheduler without backend="dask" was ignored, a string a bare error."""
+    arguments, message = BAD_ARGUMENTS[case]
+    monkeypatch.setattr(sys.modules["affray.batch"], "prepare",
+                        lambda *_: pytest.fail("the scenario was read before the check"))
+    with ThreadPoolExecutor(max_workers=1) as threads:
+        call = {"scenario": DUEL, "runs": 1, **arguments}
+        call = {key: threads if value is THREADS else value for key, value in call.items()}
+        with pytest.raises(affray.UsageError, match=re.escape(f"batch: {message}")):
+            batch(**call)
+
+
+def test_bad_scenarios_and_zero_runs(tmp_path):
+    """A missing file is a ScenarioError naming it; 0 runs is an empty table with the
+    batch's columns (a script may well ask for none)."""
     with pytest.raises(affray.ScenarioError, match="cannot read"):
         batch(tmp_path / "missing.toml", runs=1)
-    assert batch(DUEL, runs=0).num_rows == 0
+    empty = batch(DUEL, runs=0)
+    assert empty.num_rows == 0 and "warrior.alive" in empty.column_names
+
+
+def test_the_last_seed_is_2_63_minus_1():
+    """Seeds go up to a World's last seed, 2**63 - 1 (an int64 column holds it); one
+    past it is refused (above) rather than an OverflowError after the runs."""
+    (row,) = batch(DUEL, runs=1, seed=2**63 - 1).to_pylist()
+    assert (row["run"], row["seed"], row["error"]) == (0, 2**63 - 1, None)
+    assert row == batch(DUEL, runs=1, seed=2**63 - 1, workers=2).to_pylist()[0]
+
+
+class _CountingThreads(ThreadPoolExecutor):
+    """A thread pool that notes, at each submit, how many of its tasks are not done."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(max_workers=workers)
+        self.futures: list = []
+        self.busy_at_submit: list[int] = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.busy_at_submit.append(sum(not future.done() for future in self.futures))
+        future = super().submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+
+def test_tasks_go_out_as_workers_free_up():
+    """At most 2 tasks per worker are in flight: a task is submitted only when one of
+    those finished, and the rows are the same (they used to be submitted all at once)."""
+    with _CountingThreads(2) as threads:
+        table = batch(DUEL, runs=24, seed=1, executor=threads, chunk_size=1)
+    assert len(threads.busy_at_submit) == 24
+    assert max(threads.busy_at_submit) <= 3  # the 4th in flight is the one submitted
+    assert table.equals(batch(DUEL, runs=24, seed=1))
+
+
+class _Refuses(Executor):
+    """An executor that takes no task: it records the first and raises."""
+
+    def __init__(self) -> None:
+        self.asked: list = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.asked.append(args[1])
+        raise _Stop
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_billion_runs_start_without_building_every_task():
+    """`runs=10**9` builds its tasks as they are submitted: the first task (100 runs)
+    goes out at once. Every task used to be built first: 10**9 (run, seed) pairs, about
+    5.5 GB, a MemoryError before the first run."""
+    executor = _Refuses()
+    with pytest.raises(_Stop):
+        batch(DUEL, runs=10**9, seed=5, executor=executor)
+    assert executor.asked == [[(run, 5 + run) for run in range(100)]]
+    assert batch_module.task_size(10**9, 1) == 100
+
+
+class _Faulty(Executor):
+    """An executor whose every task fails, and not by a worker's death."""
+
+    def __init__(self) -> None:
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submitted += 1
+        future: Future = Future()
+        future.set_exception(ValueError("cannot pickle the job"))
+        return future
+
+
+def test_a_fault_that_is_not_a_lost_worker_is_raised_at_once():
+    """Only a worker's death (a broken pool, KilledWorker) is retried: a fault every
+    task meets (here a ValueError) is raised at the first task that shows it, not
+    retried run by run into a table of error rows."""
+    executor = _Faulty()
+    with pytest.raises(ValueError, match="cannot pickle the job"):
+        batch(DUEL, runs=50, executor=executor, chunk_size=5)
+    assert executor.submitted == 2  # the first two in flight (2 per worker), then raised
+
+
+# -- lost workers (the test seam: affray.batch.TEST_EXIT_SEED) --------------------------
+def _without(table: pa.Table, seed: int) -> list[dict]:
+    return [row for row in table.to_pylist() if row["seed"] != seed]
+
+
+def test_a_worker_killed_once_loses_no_row(tmp_path, monkeypatch):
+    """A worker process that dies (the test seam ends it with os._exit just before seed
+    5) broke the process pool and lost the whole batch (BrokenProcessPool). Its task now
+    runs again on a fresh pool: every row, the same as a batch where nothing died."""
+    clean = batch(DUEL, runs=8, seed=2)
+    killed = tmp_path / "killed"
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "5")
+    monkeypatch.setenv(batch_module.TEST_EXIT_ONCE, str(killed))
+    table = batch(DUEL, runs=8, seed=2, workers=2)
+    assert killed.exists()  # the seam did end a worker
+    assert table.equals(clean)
+
+
+def test_a_run_that_always_kills_its_worker_is_an_error_row(monkeypatch):
+    """A run whose worker dies every time is tried on its own LOST_RUN_ATTEMPTS (3)
+    times, then kept as a row with its error; every other row is the same as a clean
+    batch's. The seam only ever fires in a worker: the 1-worker batch (in this
+    process) runs seed 5 as usual."""
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "5")
+    clean = batch(DUEL, runs=8, seed=2)
+    assert clean.to_pylist()[3]["error"] is None  # in process: no exit
+    table = batch(DUEL, runs=8, seed=2, workers=2, chunk_size=3)
+    lost = table.to_pylist()[3]
+    assert (lost["run"], lost["seed"]) == (3, 5)
+    assert lost["error"].startswith("WorkerLost: the worker process died running it 3 times "
+                                    "(last: BrokenProcessPool")
+    assert lost["pulses"] is None and lost["warrior.hp"] is None
+    assert _without(table, 5) == _without(clean, 5)
+    summary = summarize(table)
+    assert (summary["runs"], summary["errors"]) == (8, 1)
+
+
+def test_a_callers_broken_pool_is_replaced(tmp_path, monkeypatch):
+    """A caller's process pool that a dying worker breaks cannot take more tasks: the
+    batch goes on with a fresh pool of its own and loses no row."""
+    clean = batch(DUEL, runs=6, seed=0)
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "4")
+    monkeypatch.setenv(batch_module.TEST_EXIT_ONCE, str(tmp_path / "killed"))
+    with ProcessPoolExecutor(max_workers=2, mp_context=_context()) as pool:
+        table = batch(DUEL, runs=6, seed=0, executor=pool, chunk_size=2)
+    assert (tmp_path / "killed").exists()
+    assert table.equals(clean)
+
+
+def test_dask_keeps_the_rows_of_a_run_that_kills_its_workers(tmp_path, monkeypatch):
+    """On Dask's LocalCluster a run that kills every worker it lands on ended the batch
+    with KilledWorker; now it is an error row and the other rows are the clean batch's.
+    A worker killed once (the seam's once-file) loses nothing."""
+    pytest.importorskip("dask.distributed")
+    clean = batch(DUEL, runs=6, seed=2)
+    monkeypatch.setenv(batch_module.TEST_EXIT_SEED, "5")
+    table = batch(DUEL, runs=6, seed=2, workers=2, backend="dask")
+    lost = table.to_pylist()[3]
+    assert lost["error"].startswith("WorkerLost: the worker process died running it 3 times "
+                                    "(last: KilledWorker")
+    assert _without(table, 5) == _without(clean, 5)
+    monkeypatch.setenv(batch_module.TEST_EXIT_ONCE, str(tmp_path / "killed"))
+    assert batch(DUEL, runs=6, seed=2, workers=2, backend="dask").equals(clean)
+    assert (tmp_path / "killed").exists()
 
 
 def test_the_dask_backend_gives_the_same_rows():
@@ -244,9 +451,9 @@ def test_commands_refuse_bad_files(tmp_path, capsys):
     assert main(["report", str(bad)]) == 1
     assert "parquet or a .csv" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "none.parquet")]) == 1
-    assert "no such results file" in capsys.readouterr().err
+    assert "none.parquet: cannot read: No such file or directory" in capsys.readouterr().err
     assert main(["batch", str(DUEL), "--runs", "2", "--out", str(bad)]) == 1
-    assert "parquet or a .csv" in capsys.readouterr().err
+    assert "the file name must end in .parquet or .csv" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_info:
         main(["batch", str(DUEL), "--runs", "-1"])
     assert exit_info.value.code == 2
@@ -282,3 +489,176 @@ def test_batch_reads_a_scenario_as_run_does(tmp_path):
     latin.write_bytes(b'name = "caf\xe9"\n' + DUEL.read_bytes())
     with pytest.raises(affray.ScenarioError, match=r"latin.toml: not UTF-8 text: byte 0xe9"):
         prepare(latin)
+
+
+# -- the batch command: bounds, the Dask options, rows kept when --out fails ----------------
+def _cli(*args: str, env: dict[str, str] | None = None, timeout: int = 120
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "affray", *args], capture_output=True,
+                          text=True, timeout=timeout, check=False,
+                          env=None if env is None else {**os.environ, **env})
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--runs", "0"), "argument --runs: must be 1 or more, got 0"),
+    (("--runs", "2", "--seed", str(2**63 - 1)),
+     "batch: seeds 9223372036854775807..9223372036854775808 pass the last seed, 2**63 - 1: "
+     "at most 1 runs from seed 9223372036854775807"),
+    (("--runs", "1", "--seed", str(2**63)),
+     "argument --seed: must be at most 9,223,372,036,854,775,807, got "
+     "9,223,372,036,854,775,808"),
+    (("--runs", "2", "--scheduler", "tcp://127.0.0.1:8786"),
+     "batch: --scheduler is a Dask scheduler's address: it needs --backend dask"),
+])
+def test_batch_usage_errors_exit_2_before_any_run(args, message):
+    """`--runs 0` printed "seeds 0..-1" and exited 0; `--seed 2**63-1 --runs 2` died on
+    an OverflowError after the runs; a scheduler without the dask backend was ignored.
+    Each is now argparse's usage error, exit 2."""
+    result = _cli("batch", "duel", *args)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1].endswith(message)
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_batch_the_last_seed_runs():
+    """`--seed 2**63-1 --runs 1` is the last batch there is: it runs."""
+    result = _cli("batch", "duel", "--runs", "1", "--seed", str(2**63 - 1), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["summary"]["runs"] == 1
+
+
+def test_batch_a_bad_scheduler_is_a_message():
+    """A scheduler address Dask cannot parse was a ValueError traceback: now exit 1
+    with a message, before any run."""
+    pytest.importorskip("dask.distributed")
+    result = _cli("batch", "duel", "--runs", "2", "--backend", "dask", "--scheduler",
+                  "nonsense")
+    assert result.returncode == 1
+    assert result.stderr == ("affray: batch: scheduler 'nonsense' is not a Dask address "
+                             "(tcp://host:8786): missing port number in address 'nonsense'\n")
+
+
+def test_batch_rows_are_kept_when_the_table_cannot_be_written(tmp_path):
+    """A table whose write fails at the end (the checks passed: a link to /dev/full,
+    ENOSPC) is written to the temporary folder instead: exit 1, the message says where,
+    and that file holds every row. The rows used to be lost with a traceback."""
+    out = tmp_path / "results.csv"
+    os.symlink("/dev/full", out)
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    result = _cli("batch", "duel", "--runs", "4", "--seed", "3", "--out", str(out),
+                  "--json", env={"TMPDIR": str(spare)})
+    assert result.returncode == 1
+    (kept,) = spare.glob("affray-batch-*.csv")
+    assert result.stderr == (f"affray: {out}: could not write the batch's rows: Error "
+                             f"writing bytes to file. Detail: [errno 28] No space left on "
+                             f"device; the rows were written to {kept} instead\n")
+    assert json.loads(result.stdout)["out"] == str(kept)
+    assert summarize(read_table(kept)) == summarize(batch(DUEL, runs=4, seed=3))
+    assert read_table(kept).column("seed").to_pylist() == [3, 4, 5, 6]
+
+
+def test_batch_progress_bar_on_a_terminal():
+    """On a terminal the bar runs (no refresh thread: it redraws as tasks finish, so the
+    process pool never forks a threaded process) and reaches the runs' count."""
+    from test_cli import _on_a_terminal
+
+    shown = _on_a_terminal("batch", "duel", "--runs", "12", "--workers", "2",
+                           "--chunk-size", "2", env={"COLUMNS": "120"})
+    assert "12/12" in shown, shown
+    assert "Traceback" not in shown
+
+
+def test_bench_skips_the_rows_that_need_pyarrow(tmp_path, monkeypatch, capsys):
+    """After the quickstart's `pip install .` (no pyarrow) `affray bench` died with a
+    traceback in the batch rows. Those rows now say they skipped and why, in the table
+    and at the end; the rest of the duel benchmarks run; exit 0."""
+    from affray.benchmarks import runner, suite
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` fails
+    monkeypatch.setattr(runner, "BENCHMARKS", tuple(
+        (name, benchmark) for name, benchmark in suite.BENCHMARKS if name == "duels"))
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--quick", "--out", str(out)]) == 0
+    rows = {row["name"]: row for row in json.loads(out.read_text(encoding="utf-8"))}
+    for name in ("batch, 1 worker", "batch, 2 workers"):
+        assert rows[name]["skipped"] is True and rows[name]["ok"] is True
+        assert rows[name]["note"] == "skipped: needs pyarrow (pip install 'affray[batch]')"
+    assert rows["duel to the death (1 core)"]["skipped"] is False
+    assert rows["duel to the death (1 core)"]["repeats"] >= 1
+    printed = capsys.readouterr().out
+    assert ("skipped 2 rows: batch, 1 worker (skipped: needs pyarrow (pip install "
+            "'affray[batch]'))") in printed
+    assert "Traceback" not in printed
+
+
+def test_batch_and_report_without_pyarrow_say_what_to_install(tmp_path, monkeypatch, capsys):
+    """`report` without pyarrow was an ImportError traceback; both commands now say
+    which extra to install, exit 1."""
+    results = tmp_path / "r.csv"
+    write_table(batch(DUEL, runs=2), results)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    assert main(["report", str(results)]) == 1
+    assert capsys.readouterr().err == "affray: report needs pyarrow: pip install 'affray[batch]'\n"
+    assert main(["batch", "duel", "--runs", "2"]) == 1
+    assert capsys.readouterr().err == "affray: batch needs pyarrow: pip install 'affray[batch]'\n"
+
+
+# -- the local Dask cluster's security -------------------------------------------------------
+def _tls_reply(address: str, context=None) -> bytes | None:
+    """What a TLS client gets from `address`: the server's first bytes, or None when the
+    connection is refused. `context` None: a client with no certificate of its own (and
+    trusting any server's)."""
+    import socket
+    import ssl
+
+    if context is None:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    host, port = address.removeprefix("tls://").rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as raw, \
+                context.wrap_socket(raw) as tls:
+            tls.settimeout(10)
+            return tls.recv(64) or None
+    except (ssl.SSLError, ConnectionError):
+        return None
+
+
+def test_the_local_dask_cluster_takes_only_its_own_tls_connections():
+    """The local cluster listens on 127.0.0.1 over TLS with a certificate made for it:
+    a Client without it is refused, a TLS client without a certificate gets nothing;
+    its HTTP pages (info, JSON, health, metrics) are off. It used to take any local
+    connection on plain TCP. The batch gives the same rows on it (above)."""
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client
+
+    with batch_module.local_cluster(1) as (cluster, security):
+        address = cluster.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        with pytest.raises(TypeError, match="TLS expects a `ssl_context` argument"):
+            Client(address, timeout=5)
+        assert _tls_reply(address) is None
+        own = security.get_connection_args("client")["ssl_context"]
+        assert _tls_reply(address, own)  # the control: with its certificate, it talks
+        with Client(cluster, security=security) as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+            for worker in client.scheduler_info()["workers"]:
+                assert worker.startswith("tls://127.0.0.1:")
+        host_port = cluster.dashboard_link.split("://")[1].split("/")[0]
+        for page in ("/info/main/workers.html", "/json/counts.json", "/health", "/metrics"):
+            with pytest.raises(urllib.error.HTTPError, match="404"):
+                urllib.request.urlopen(f"http://{host_port}{page}", timeout=10)
+
+
+def test_an_unreachable_scheduler_is_a_usage_error():
+    """A scheduler nobody listens at (a closed port on this machine) was an OSError
+    traceback after Dask's connect timeout (1 s here): now a UsageError naming it."""
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), \
+            pytest.raises(affray.UsageError,
+                          match=re.escape("batch: cannot reach the Dask scheduler at "
+                                          "tcp://127.0.0.1:9: ")):
+        batch(DUEL, runs=1, backend="dask", scheduler="tcp://127.0.0.1:9")

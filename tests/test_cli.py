@@ -533,6 +533,186 @@ def test_progress_bar_on_a_terminal_unless_quiet(last_stand):
     assert piped.stderr == ""
 
 
+# -- files: inputs read only from regular files, outputs checked before the work -------------
+
+DEMO = str(affray.builtin_scenario("demo"))
+
+
+@pytest.fixture(scope="module")
+def results_csv(tmp_path_factory) -> Path:
+    """A batch's table, for `report`."""
+    path = tmp_path_factory.mktemp("results") / "results.csv"
+    made = affray_cli("batch", "duel", "--runs", "3", "--out", str(path), "--quiet")
+    assert made.returncode == 0, made.stderr
+    return path
+
+
+@pytest.fixture
+def unwritable_folder(tmp_path) -> Path:
+    """A folder nobody can create a file in: read-only for a user, immutable for root
+    (whom file modes do not stop)."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    if shutil.which("chattr") is None or subprocess.run(
+            ["chattr", "+i", str(folder)], capture_output=True, check=False).returncode:
+        pytest.skip("chattr +i is not available here: no folder root cannot write in")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=False)
+
+
+def _output_command(command: str, out: str, results: Path) -> list[str]:
+    """The command writing its output to `out`; batch asks for a million runs and bench
+    for the whole suite, so a check made only after the work would time out."""
+    return {"replay": ["replay", DEMO, "-o", out],
+            "render": ["render", DEMO, "--png", out],
+            "report": ["report", str(results), "--png", out],
+            "bench": ["bench", "--out", out],
+            "batch": ["batch", "duel", "--runs", "1000000", "--out", out]}[command]
+
+
+SUFFIX = {"replay": ".html", "render": ".png", "report": ".png", "bench": ".json",
+          "batch": ".parquet"}
+
+
+@pytest.mark.parametrize("command", sorted(SUFFIX))
+@pytest.mark.parametrize("place", ["missing_folder", "a_folder", "unwritable_folder",
+                                   "below_a_file"])
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(
+        command, place, tmp_path, results_csv, request):
+    """Every file the CLI writes is checked first: its folder exists and is a folder, the
+    target is not a folder, it can be written. Each used to be a traceback after the
+    work (for batch, after every run: the rows lost). Exit 1, a message, no file."""
+    if place == "missing_folder":
+        out, message = tmp_path / "no_such_folder" / f"out{SUFFIX[command]}", "no such folder"
+    elif place == "a_folder":
+        out, message = tmp_path / f"folder{SUFFIX[command]}", "is a folder, not a file"
+        out.mkdir()
+    elif place == "unwritable_folder":
+        folder = request.getfixturevalue("unwritable_folder")
+        out, message = folder / f"out{SUFFIX[command]}", "cannot write"
+    else:
+        (tmp_path / "a_file").write_text("x", encoding="utf-8")
+        out, message = tmp_path / "a_file" / f"out{SUFFIX[command]}", "Not a directory"
+    result = affray_cli(*_output_command(command, str(out), results_csv))
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(f"affray: {out}: ") and message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert place == "a_folder" or not out.exists()
+
+
+@pytest.mark.parametrize("command, what", [("replay", "the replay page"),
+                                           ("render", "the PNG"), ("report", "the plots")])
+def test_a_write_that_fails_at_the_end_is_a_message(command, what, tmp_path, results_csv):
+    """A disk that fills up (/dev/full: ENOSPC; through a link named .png where a PNG is
+    needed) passes the checks and fails at the write: exit 1 and a message naming the
+    file, never a traceback."""
+    out = "/dev/full"
+    if command != "replay":
+        out = str(tmp_path / "full.png")
+        os.symlink("/dev/full", out)
+    result = affray_cli(*_output_command(command, out, results_csv))
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"affray: {out}: could not write {what}: No space left on device")
+    assert "Traceback" not in result.stderr
+
+
+def test_bench_results_that_cannot_be_written_are_a_message(monkeypatch, capsys):
+    """`affray bench --out /dev/full`: the suite runs (here none of its benchmarks),
+    prints its table, and the write of the JSON fails: exit 1 and a message."""
+    from affray.benchmarks import runner
+    from affray.cli import main
+
+    monkeypatch.setattr(runner, "BENCHMARKS", ())
+    assert main(["bench", "--quick", "--out", "/dev/full"]) == 1
+    assert capsys.readouterr().err == ("affray: /dev/full: could not write the benchmark "
+                                       "results: No space left on device\n")
+
+
+def _fifo(tmp_path: Path, name: str = "fifo.toml") -> Path:
+    path = tmp_path / name
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_check_and_run_refuse_a_fifo_and_a_device_unread(command, tmp_path):
+    """A FIFO blocked `check` and `run` for ever (no writer), /dev/zero never ended:
+    both are refused from `stat` alone, with a message, exit 1."""
+    fifo = _fifo(tmp_path)
+    for path, kind in ((fifo, "a named pipe (FIFO)"), ("/dev/zero", "a character device")):
+        result = subprocess.run([sys.executable, "-m", "affray", command, str(path)],
+                                capture_output=True, text=True, timeout=30, check=False)
+        assert result.returncode == 1
+        assert result.stderr.endswith(f"{path}: {kind}, not a regular file: affray reads a "
+                                      f"scenario or content file only from a regular file\n")
+        assert result.stdout == ""
+
+
+def test_scenario_and_content_files_have_a_size_limit(tmp_path, scenario):
+    """A scenario or content file may be at most 16 MiB (affray.files.MAX_SOURCE_BYTES):
+    at the limit it is checked as usual, one byte past it is refused unread."""
+    from affray.files import MAX_SOURCE_BYTES
+
+    text = scenario.read_text(encoding="utf-8") + "#"
+    at_limit = tmp_path / "at_limit.toml"
+    at_limit.write_text(text + "x" * (MAX_SOURCE_BYTES - len(text) - 1) + "\n",
+                        encoding="utf-8")
+    assert at_limit.stat().st_size == MAX_SOURCE_BYTES
+    assert affray_cli("check", str(at_limit)).stdout == f"{at_limit}: ok (scenario)\n"
+    past = tmp_path / "past.toml"
+    past.write_bytes(at_limit.read_bytes() + b"\n")
+    for command in ("check", "run"):
+        result = affray_cli(command, str(past))
+        assert result.returncode == 1
+        assert (f"{past}: 16,777,217 bytes, past the limit of 16,777,216 bytes (16 MiB) for "
+                f"a scenario or content file") in result.stderr
+
+
+# -- check DIR ------------------------------------------------------------------------------
+
+
+def test_check_a_folder_checks_every_toml_file_in_it_and_below(tmp_path, scenario):
+    """`affray check DIR` checks every .toml file in the folder and its subfolders, in
+    sorted order, printing each (it refused a folder); other files are left alone."""
+    tree = tmp_path / "tree"
+    (tree / "sub" / "deeper").mkdir(parents=True)
+    (tree / "a.toml").write_text(scenario.read_text(encoding="utf-8"), encoding="utf-8")
+    (tree / "notes.txt").write_text("not toml", encoding="utf-8")
+    (tree / "sub" / "bad.toml").write_text(BAD_SCENARIOS["duplicate_id"][0], encoding="utf-8")
+    (tree / "sub" / "deeper" / "spells.toml").write_text(
+        '[spells.zap]\ntype = "fire"\nshape = "bolt"\n', encoding="utf-8")
+    result = affray_cli("check", str(tree))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{tree / 'a.toml'}: ok (scenario)",
+                                          f"{tree / 'sub' / 'deeper' / 'spells.toml'}: ok "
+                                          f"(content)"]
+    (error,) = result.stderr.splitlines()
+    assert error.startswith(f"{tree / 'sub' / 'bad.toml'}: ") and "duplicate id" in error
+
+
+def test_check_the_shipped_content_folder():
+    """The shipped content folder checks clean, file by file, scenarios among them."""
+    from importlib import resources
+
+    content = Path(str(resources.files("affray.content")))
+    files = sorted(str(path) for path in content.rglob("*.toml"))
+    result = affray_cli("check", str(content))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert sorted(line.split(": ok (")[0] for line in lines) == files
+    assert f"{content / 'scenarios' / 'duel.toml'}: ok (scenario)" in lines
+    assert f"{content / 'spells.toml'}: ok (content)" in lines
+
+
 # -- what people look at: the run summary and the render message (the audit) -----------------
 DUEL = Path(affray.builtin_scenario("duel"))
 
