@@ -455,9 +455,6 @@ class LimitsConfig(Def, frozen=True, kw_only=True):
     max_stack: int = 1_000_000
 
 
-Percent = Annotated[int, msgspec.Meta(ge=0, le=100)]
-
-
 class MindDef(Def, frozen=True, kw_only=True):
     """A mind (`[minds.<name>]`, SPEC section 16): the traits the built-in mind reads.
 

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from affray.grid import NEIGHBOURS
-from affray.systems.rules import sight
+from affray.systems.rules import sight as vision
 from affray.systems.rules.engagement import beside
 
 if TYPE_CHECKING:
@@ -87,8 +87,8 @@ class MindView:
 
     # -- sight (R-MIND-2) ------------------------------------------------------------------
     @cached_property
-    def _fov(self) -> sight.View:
-        return sight.view_of(self._world, self._sheet.entity, self.me.at, self.sight)
+    def _fov(self) -> vision.View:
+        return vision.view_of(self._world, self._sheet.entity, self.me.at, self.sight)
 
     def sees(self, cell: Cell) -> bool:
         return self._fov.sees(cell)
@@ -131,9 +131,9 @@ class MindView:
     def _reach(self) -> int:
         return max(2 * self.sight, 8)
 
-    def _field(self, whole: bool = False) -> sight.Distances:
+    def _field(self, whole: bool = False) -> vision.Distances:
         key = (self._sheet.entity, "whole" if whole else "near")
-        return sight.distances_from(self._world, key, (self.me.at,),
+        return vision.distances_from(self._world, key, (self.me.at,),
                                     None if whole else self._reach)
 
     def distance(self, target: str | Seen | Cell) -> int | None:
@@ -144,7 +144,7 @@ class MindView:
             return None
         for whole in (False, True):
             field = self._field(whole)
-            value = sight.to_creature(field, cell) if creature else field.at(cell)
+            value = vision.to_creature(field, cell) if creature else field.at(cell)
             if value is not None and field.exact(value, cell):
                 return value
         return None
@@ -159,13 +159,13 @@ class MindView:
             return None
         for whole in (False, True):
             field = self._field(whole)
-            goal = sight.approach_cell(field, cell) if creature else cell
+            goal = vision.approach_cell(field, cell) if creature else cell
             if goal is None:
                 continue
             value = field.at(goal)
             if value is None or not field.exact(value, goal):
                 continue
-            return sight.first_step(field, goal)
+            return vision.first_step(field, goal)
         return None
 
     def _goal(self, target: str | Seen | Cell) -> tuple[Cell | None, bool]:
@@ -198,7 +198,7 @@ class MindView:
         if not foes:
             return None
         roots = tuple(f.at for f in foes)
-        field = sight.distances_from(self._world, (self._sheet.entity, "away"), roots, None)
+        field = vision.distances_from(self._world, (self._sheet.entity, "away"), roots, None)
         here = self._foes_beside(self.me.at, foes)
         best: tuple[int, int, Cell] | None = None
         for cell in self.free_cells():
