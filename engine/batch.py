@@ -54,7 +54,9 @@ BACKENDS = ("local", "dask")
 CREATURE_COLUMNS = (("hp", "int64"), ("alive", "bool_"), ("damage_taken", "int64"),
                     ("struck", "int64"), ("death_pulse", "int64"))
 RUN_COLUMNS = (("run", "int64"), ("seed", "int64"), ("pulses", "int64"),
-               ("settled", "int64"), ("error", "string"))
+               ("settled", "int64"), ("winner", "string"), ("error", "string"))
+# Per side (R-SIDE-1): how many of its creatures stand at the end, `side.<name>.standing`.
+SIDE_PREFIX = "side."
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,7 @@ class BatchJob:
     creatures: tuple[str, ...]
     damage_types: tuple[str, ...]
     blueprint: Blueprint
+    sides: tuple[str, ...] = ()
 
     def build(self, seed: int) -> World:
         return self.blueprint.build(seed)
@@ -106,15 +109,17 @@ def prepare(scenario: str | Path) -> BatchJob:
     # Validates everything, as `affray check`, and keeps what every run shares.
     blueprint = prepare_build(plain, raw, str(path), content)
     creatures = tuple(planned.id for planned in blueprint.creatures)
+    sides = tuple(dict.fromkeys(planned.values.side for planned in blueprint.creatures))
     return BatchJob(spec=plain, raw=raw, source=str(path), content=content,
                     creatures=creatures, damage_types=tuple(content.damage.types),
-                    blueprint=blueprint)
+                    blueprint=blueprint, sides=sides)
 
 
 def columns(job: BatchJob) -> list[tuple[str, str]]:
     """The table's columns in order: run columns, then per creature its figures and its
     damage taken per damage type (`<id>.damage_taken.<type>`)."""
     out = list(RUN_COLUMNS)
+    out += [(f"{SIDE_PREFIX}{side}.standing", "int64") for side in job.sides]
     for creature in job.creatures:
         out += [(f"{creature}.{name}", kind) for name, kind in CREATURE_COLUMNS]
         out += [(f"{creature}.damage_taken.{kind}", "int64") for kind in job.damage_types]
@@ -135,8 +140,13 @@ def check_table(table: pa.Table, source: str) -> None:
                  if name.endswith(".alive")]
     if not creatures:
         raise UsageError(f"{source}: not a batch results table: no '<id>.alive' column")
-    wanted = list(RUN_COLUMNS) + [(f"{creature}.{name}", kind) for creature in creatures
-                                  for name, kind in CREATURE_COLUMNS]
+    # `winner` and the side columns came later: a table without them is still a batch's
+    wanted = [column for column in RUN_COLUMNS if column[0] != "winner"]
+    wanted += [(f"{creature}.{name}", kind) for creature in creatures
+               for name, kind in CREATURE_COLUMNS]
+    wanted += [(name, "string") for name in table.column_names if name == "winner"]
+    wanted += [(name, "int64") for name in table.column_names
+               if name.startswith(SIDE_PREFIX) and name.endswith(".standing")]
     wanted += [(name, "int64") for name in table.column_names
                if any(name.startswith(f"{creature}.damage_taken.") for creature in creatures)]
     for name, kind in wanted:
@@ -191,6 +201,16 @@ def figures(world: World, job: BatchJob) -> dict[str, Any]:
         elif kind == "settled":
             settled = event.pulse
     row: dict[str, Any] = {"pulses": world.pulse, "settled": settled}
+    standing = dict.fromkeys(job.sides, 0)
+    for creature in job.creatures:
+        sheet = world.sheet(creature)
+        standing[sheet.creature.side] = standing.get(sheet.creature.side, 0) + \
+            sheet.vitals.alive
+    alive_sides = [side for side, count in standing.items() if count]
+    # R-SIDE-1: the winner is the only side left standing of two or more (the summary's)
+    row["winner"] = alive_sides[0] if len(standing) > 1 and len(alive_sides) == 1 else None
+    for side, count in standing.items():
+        row[f"{SIDE_PREFIX}{side}.standing"] = count
     for creature in job.creatures:
         vitals = world.sheet(creature).vitals
         by_type = taken[creature]

@@ -134,11 +134,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
          until: str | None = None, quiet: bool = False) -> int:
-    from affray.scenario import load_scenario
+    """`affray run`: a scenario from its start, or a save from where it was saved (to
+    the end its scenario set, as `load_world(path).run()`)."""
+    from affray.render import open_world
     from affray.summary import print_summary, run_footer, run_with_progress, summarize
     from affray.text import render_log
 
-    world = load_scenario(path, seed=seed)
+    world = open_world(path, seed)
     try:
         run_with_progress(world, pulses, until, show=not quiet and sys.stderr.isatty())
         summary = summarize(world)
@@ -296,9 +298,7 @@ def _check_files(args: argparse.Namespace) -> None:
     from affray.files import MAX_SOURCE_BYTES, input_file, output_file
 
     source: str | None = None
-    if args.command == "run":
-        source = str(input_file(args.scenario, ScenarioError))
-    elif args.command in ("render", "replay"):
+    if args.command in ("run", "render", "replay"):
         source = str(input_file(args.scenario, ScenarioError, limit=None,
                                 what="a scenario or a save"))
         if not _is_save(source):
@@ -316,6 +316,21 @@ def _check_files(args: argparse.Namespace) -> None:
     if source is not None and _same_file(source, target):
         raise UsageError(f"{target}: is the command's input: {what} would overwrite it")
     output_file(target, what, suffixes)
+
+
+def _builtin_or_path(given: str) -> str:
+    """A built-in scenario's name (`affray run ambush`) when no file of that name exists
+    and it has no folder or suffix; otherwise the path as given."""
+    import os
+
+    if os.path.exists(given) or os.sep in given or "." in given:
+        return given
+    from affray.scenario import builtin_scenario
+
+    try:
+        return str(builtin_scenario(given))
+    except AffrayError:
+        return given  # the file checks will say it is missing
 
 
 def _is_save(path: str) -> bool:
@@ -496,6 +511,8 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check_usage(parser, args)
+    if getattr(args, "scenario", None) is not None:
+        args.scenario = _builtin_or_path(args.scenario)
     try:
         _check_files(args)
         if args.command == "run":

@@ -66,7 +66,8 @@ def summarize(table: pa.Table) -> dict[str, Any]:
     rows = _ok_rows(table)
     runs = len(rows)
     summary: dict[str, Any] = {"runs": table.num_rows, "errors": table.num_rows - runs,
-                               "creatures": [], "damage_by_type": []}
+                               "creatures": [], "damage_by_type": [],
+                               "sides": side_wins(table, rows)}
     settled = [row["settled"] for row in rows if row.get("settled") is not None]
     summary["settled"] = {"runs": len(settled),
                           "mean": statistics.fmean(settled) if settled else None,
@@ -98,6 +99,25 @@ def summarize(table: pa.Table) -> dict[str, Any]:
                     "creature": creature, "type": kind, "mean": amount / runs,
                     "share": amount / total if total else None})
     return summary
+
+
+def side_wins(table: pa.Table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per side (R-SIDE-1, the `side.<name>.standing` columns): the runs it won (the only
+    side left standing), with the rate's 95% Wilson interval, and its creatures standing
+    at the end (mean); then the runs no side won ("none")."""
+    sides = [name[len("side."):-len(".standing")] for name in table.column_names
+             if name.startswith("side.") and name.endswith(".standing")]
+    runs = len(rows)
+    out = []
+    for side in [*sides, None]:
+        wins = sum(1 for row in rows if row.get("winner") == side)
+        low, high = wilson(wins, runs)
+        standing = ([row.get(f"side.{side}.standing") or 0 for row in rows]
+                    if side is not None else [])
+        out.append({"side": side, "wins": wins, "rate": wins / runs if runs else None,
+                    "low": low, "high": high,
+                    "standing_mean": statistics.fmean(standing) if standing else None})
+    return out if sides else []
 
 
 # -- printing ----------------------------------------------------------------------------------
@@ -137,6 +157,16 @@ def render(summary: dict[str, Any], title: str, console: Console) -> None:
                       _num(row["struck_mean"]), f"{row['deaths']:,}",
                       _pulses(row["time_to_kill_mean"]), _pulses(row["time_to_kill_median"]))
     console.print(table)
+    if summary.get("sides"):
+        sides = Table(title="wins by side (the only side left standing)")
+        for name in ("side", "wins", "rate", "95% interval", "standing at the end (mean)"):
+            sides.add_column(name, justify="left" if name == "side" else "right")
+        for row in summary["sides"]:
+            rate = "-" if row["rate"] is None else f"{row['rate']:.1%}"
+            sides.add_row(row["side"] or "no winner", f"{row['wins']:,}", rate,
+                          f"{row['low']:.1%} - {row['high']:.1%}",
+                          _num(row["standing_mean"]))
+        console.print(sides)
     by_type = Table(title="damage taken by type (mean per run)")
     by_type.add_column("creature")
     by_type.add_column("damage type")

@@ -652,8 +652,9 @@ def test_check_and_run_refuse_a_fifo_and_a_device_unread(command, tmp_path):
         result = subprocess.run([sys.executable, "-m", "affray", command, str(path)],
                                 capture_output=True, text=True, timeout=30, check=False)
         assert result.returncode == 1
+        what = "scenario or a save" if command == "run" else "scenario or content file"
         assert result.stderr.endswith(f"{path}: {kind}, not a regular file: affray reads a "
-                                      f"scenario or content file only from a regular file\n")
+                                      f"{what} only from a regular file\n")
         assert result.stdout == ""
 
 
