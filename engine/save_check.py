@@ -26,7 +26,7 @@ component goes through its registered dataclass (generic over components), then:
 
 Where a run can take a value past a scenario's bound (a degree of a status stacks past
 `max_status_degree`; hit points go below 1), the save is held to what a run can reach
-instead; docs/decisions-saves.md lists those decisions.
+instead; docs/decisions.md lists those decisions.
 """
 
 from __future__ import annotations

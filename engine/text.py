@@ -2,7 +2,7 @@
 
 Creatures are named by id and, where a pronoun is needed, are "they" ("their shield",
 "their own spark"): the engine does not know who is a person and who a beast, and
-"its" is wrong for a person while "their" is right for anyone (docs/decisions-replay.md).
+"its" is wrong for a person while "their" is right for anyone (docs/decisions.md).
 A log is read as lines (`render_events`, `render_log`): a cast's cell effects of one kind
 (the water it froze, the fires it put out, the doors it broke) are one line, not one a
 cell; `render_event` still gives any one event its own line.

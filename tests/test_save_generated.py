@@ -18,7 +18,7 @@ save points of every scenario: a difference there is a difference the log shows 
 or in a run that stops when the world settles (`run(until="settled")`, as batch runs
 do), which the first drill also runs.
 
-Before the fixes these found (docs/decisions-saves.md): a creature that died with
+Before the fixes these found (docs/decisions.md): a creature that died with
 statuses kept them for good after a load (the straight run forgets them at the next
 status look); a dead creature with actions in its queue was "ready" again after a load,
 so the loaded world did not settle where the straight one did; and a status that ended
