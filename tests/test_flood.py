@@ -38,6 +38,11 @@ KINDS = [
     "player = true\nhp = 9",
     "immortal = true\nhp = 3",
     "level = 7",
+    # R-ACT-1 in the water: asleep (it wakes), a mind that remembers the caster, one
+    # already fighting (it keeps its fight), and a sleeper with a mind
+    'position = "sleeping"',
+    'mind = "brute"',
+    'mind = "sentry"\nposition = "sleeping"',
 ]
 
 
@@ -59,6 +64,7 @@ id = "mage"
 at = [0, 0]
 level = 25
 alignment = -800
+side = "players"
 """
     for i in range(side * side):
         kind = KINDS[i % len(KINDS)]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from affray.events import Fight
 from affray.events import Position as PositionChanged
+from affray.systems.rules.minds import remember
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
 if TYPE_CHECKING:
@@ -107,9 +108,7 @@ def engage(world: World, attacker: Sheet | None, victim: Sheet) -> None:
         return
     if near:
         set_fighting(world, victim, attacker, "attacked", stand=False)
-    else:
-        from affray.systems.rules.minds import remember
-
+    elif victim.mind.name is not None:
         remember(world, victim, attacker)  # a mind closes in on it (R-MIND-3)
 
 

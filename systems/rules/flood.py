@@ -52,6 +52,33 @@ if TYPE_CHECKING:
 _SETTLED = ("fighting", "standing")
 
 
+def _may_engage(world: World, caster: Sheet | None, victims: list[Sheet]) -> list[bool]:
+    """Per victim, whether R-ACT-1 might change it (then `_engages` looks closer): asleep,
+    beside the caster, or with a mind; none when the caster is gone."""
+    if caster is None or not caster.vitals.alive:
+        return [False] * len(victims)
+    minded = world.minded
+    x, y = caster.position.x, caster.position.y
+    occupant = world.grid.occupant
+    near = {int(e) for e in occupant[max(0, y - 1):y + 2, max(0, x - 1):x + 2].ravel() if e}
+    return [s.entity in near or s.entity in minded or s.vitals.position == "sleeping"
+            for s in victims]
+
+
+def _engages(caster: Sheet | None, victim: Sheet) -> bool:
+    """Whether `engagement.engage(caster, victim)` could do anything: the victim fights no
+    one or sleeps, and is beside the caster, asleep, or has a mind (R-ACT-1)."""
+    if caster is None:
+        return False
+    position = victim.vitals.position
+    if victim.combat.fighting is not None and position != "sleeping":
+        return False
+    if position == "sleeping" or victim.mind.name is not None:
+        return True
+    here, there = caster.position, victim.position
+    return max(abs(here.x - there.x), abs(here.y - there.y)) == 1
+
+
 def bulk_ready(world: World, record: CastRecord, victims: list[Sheet]) -> bool:
     """True when striking `victims` together gives what striking them one by one would."""
     rules = world.rules
@@ -131,6 +158,9 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
     has_rule = damage_type in ("fire", "cold", "poison", "acid")
     rolled = record.roll > 0
     offensive = record.definition.offensive
+    # R-ACT-1 asks only about victims it could change: asleep, or free and beside the
+    # caster or with a mind to remember it; the rest of a lake is skipped at once.
+    maybe = _may_engage(world, caster, victims)
     events = world.events
     # Python values once (indexing numpy scalars one by one is slow).
     saved_list, amounts, raws = saved.tolist(), after.tolist(), raw.tolist()
@@ -143,14 +173,13 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
         if rolled:
             if immune_list[i]:
                 events.append(Immune(pulse, source, victim.id, damage_type))
-                if victim.combat.fighting is None or victim.vitals.position == "sleeping":
+                if maybe[i] and _engages(caster, victim):
                     engage(world, caster, victim)  # R-ACT-1, as damage.finish
             else:
                 amount = amounts[i]
                 events.append(Damage(pulse, source, victim.id, amount, raws[i], damage_type,
                                      cause, spell, critical, was_saved))
-                if amount <= 0 and (victim.combat.fighting is None
-                                    or victim.vitals.position == "sleeping"):
+                if amount <= 0 and maybe[i] and _engages(caster, victim):
                     engage(world, caster, victim)  # R-ACT-1, as damage.finish
                 if amount > 0:
                     result.amount = amount
@@ -164,14 +193,15 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
                         except VictimDeath:
                             result.killed = True
                             continue
-                    if victim.combat.fighting is None or vitals.position not in _SETTLED:
+                    if vitals.position not in _SETTLED or (maybe[i] and _engages(caster,
+                                                                                  victim)):
                         rouse(world, Hit(caster, victim, amount, damage_type, flags, False,
                                          cause, spell))
         if has_rule and result.amount >= 1:
             type_rules(world, record, victim)
         if record.has_effects and not was_saved and victim.vitals.alive:
             spell_effects(world, record, victim)
-        if offensive and victim.vitals.alive and (
-                victim.combat.fighting is None or victim.vitals.position == "sleeping"):
+        if (not rolled and offensive and maybe[i] and victim.vitals.alive
+                and _engages(caster, victim)):
             engage(world, caster, victim)  # R-ACT-1, as magic.strike
     return results
