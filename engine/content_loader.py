@@ -21,6 +21,7 @@ import msgspec
 from affray.defs import (
     ARMOR_COLUMNS,
     DEFENCE_NAMES,
+    HARD_LIMITS,
     POSITIONS,
     SHAPES,
     CreatureTemplate,
@@ -328,15 +329,24 @@ def check_references(content: Content) -> None:
         if not ok:
             raise ContentError(f"{where(kind, name)}, field '{field_name}': {message}")
 
+    def bounded(kind: str, name: str, field_name: str, value: int, low: int, high: int,
+                knob: str, why: str = "") -> None:
+        need(low <= value <= high, kind, name, field_name,
+             f"{value} is outside {low}..{high} (the bound in content world.limits.{knob}"
+             f"{why})")
+
     dmg = content.damage
     limits = content.world.limits
-    _check_configs(content, need)
+    _check_configs(content, need, bounded)
     for alias, target in dmg.aliases.items():
         need(target in dmg.types, "damage", "", "aliases", f"alias {alias!r} names "
              f"unknown type {target!r}")
     for name, material in content.materials.items():
         need(0 <= material.acid_resist <= 100, "materials", name, "acid_resist",
              f"a percent chance 0..100, got {material.acid_resist}")
+        # -1: indestructible, as the source's material table has it.
+        bounded("materials", name, "hardness", material.hardness, -1, limits.max_hardness,
+                "max_hardness")
         for bit in material.vuln:
             need(bit in content.bits, "materials", name, "vuln", f"unknown immunity bit {bit!r}")
     for name, item in content.items.items():
@@ -366,6 +376,8 @@ def check_references(content: Content) -> None:
         if item.slot is not None:
             need(item.slot in content.gear.wear_order, "items", name, "slot",
                  f"unknown slot {item.slot!r}")
+        bounded("items", name, "hardness", item.hardness, 0, limits.max_hardness,
+                "max_hardness")
     for name, spell in content.spells.items():
         need(content.damage_type(spell.type) is not None, "spells", name, "type",
              f"unknown damage type {spell.type!r}")
@@ -373,12 +385,15 @@ def check_references(content: Content) -> None:
         need(spell.range >= 0, "spells", name, "range", "must be 0 or more")
         need(spell.radius >= 0, "spells", name, "radius", "must be 0 or more")
         need(0.0 <= spell.critical <= 1.0, "spells", name, "critical", "must be in 0..1")
-        need(spell.beats >= 0, "spells", name, "beats", "must be 0 or more")
-        need(spell.beats <= 2**31 - 1, "spells", name, "beats", "must fit 32 bits")
+        # R-LAG-1: lag in pulses, into the 32-bit wait and daze arrays.
+        for knob in ("beats", "wait", "daze"):
+            bounded("spells", name, knob, getattr(spell, knob), 0, limits.max_pulses,
+                    "max_pulses", ", at most 2**31 - 1: lag fits 32 bits")
         for knob in ("range", "radius"):
             value = getattr(spell, knob)
             need(value <= limits.max_range, "spells", name, knob, f"{value} is more than "
                  f"{limits.max_range} (the bound in content world.limits.max_range)")
+        bounded("spells", name, "blast", spell.blast, 0, limits.max_hardness, "max_hardness")
         need(spell.position in POSITIONS, "spells", name, "position",
              f"unknown position {spell.position!r}")
         problem = dice_problem(spell.damage, limits)
@@ -386,6 +401,13 @@ def check_references(content: Content) -> None:
     for name, status in content.statuses.items():
         need(status.duration >= 1, "statuses", name, "duration", "must be 1 or more")
         need(status.period >= 0, "statuses", name, "period", "must be 0 or more")
+        for knob, low in (("duration", 1), ("period", 0), ("wait_per_degree", 0)):
+            bounded("statuses", name, knob, getattr(status, knob), low, limits.max_pulses,
+                    "max_pulses")
+        # R-STAT-1..4: a status harms (a negative tick would heal through the pipeline).
+        for knob in ("damage_per_degree", "hp_per_degree"):
+            bounded("statuses", name, knob, getattr(status, knob), 0, limits.max_dice_bonus,
+                    "max_dice_bonus", "; a status harms, it never heals")
         if status.damage_type is not None:
             need(content.damage_type(status.damage_type) is not None, "statuses", name,
                  "damage_type", f"unknown damage type {status.damage_type!r}")
@@ -420,28 +442,67 @@ def check_references(content: Content) -> None:
             need(False, "creatures", name, field_name, message)
 
 
-def _check_configs(content: Content, need: Any) -> None:
+# The largest numerator or denominator of the critical multiplier (R-HIT-5): a blow's
+# damage times it stays far inside the vectorised round's 64-bit columns.
+MAX_MULTIPLIER_TERM = 1_000
+
+
+def _check_configs(content: Content, need: Any, bounded: Any) -> None:
     """The config singletons' numbers that every rule divides by, counts with or bounds
-    by: a clock that ticks, rounds that come, waits that are not negative, limits that
-    are limits."""
+    by: a clock that ticks, rounds that come, waits that are not negative and fit the
+    lag arrays, ice that fits the ice array, chances that are percents, limits that are
+    limits (and fit what they bound)."""
     world, fight = content.world, content.fight
+    _check_limits(content, need)
+    limits = world.limits
     need(world.pulses_per_second >= 1, "world", "", "pulses_per_second", "must be 1 or more")
     for knob in ("move_wait", "fall_in_wait", "fire_burst_pulses", "ice_cm"):
         need(getattr(world, knob) >= 0, "world", "", knob, "must be 0 or more")
+    for knob in ("move_wait", "fall_in_wait", "fire_burst_pulses"):
+        bounded("world", "", knob, getattr(world, knob), 0, limits.max_pulses, "max_pulses",
+                ", at most 2**31 - 1: lag fits 32 bits")
+    bounded("world", "", "ice_cm", world.ice_cm, 0, limits.max_ice_cm, "max_ice_cm",
+            ", at most 32767: the grid's ice array is 16-bit")
+    for knob in ("burning_chance", "arc_chance"):  # R-FIRE-1, R-ELEC-1
+        value = getattr(world, knob)
+        need(0 <= value <= 100, "world", "", knob, f"a percent chance 0..100, got {value}")
+    need(world.bulk_strike_min >= 1, "world", "", "bulk_strike_min",
+         f"must be 1 or more, got {world.bulk_strike_min}")
     need(fight.round_pulses >= 1, "fight", "", "round_pulses", "must be 1 or more")
+    bounded("fight", "", "round_pulses", fight.round_pulses, 1, limits.max_pulses,
+            "max_pulses")
     numerator, denominator = fight.critical_multiplier
     need(numerator >= 0 and denominator >= 1, "fight", "", "critical_multiplier",
          f"[{numerator}, {denominator}] must be a fraction [n, d] with n >= 0 and d >= 1")
+    need(max(numerator, denominator) <= MAX_MULTIPLIER_TERM, "fight", "",
+         "critical_multiplier", f"[{numerator}, {denominator}]: n and d must be at most "
+         f"{MAX_MULTIPLIER_TERM}")
     need(fight.stun.tick_pulses >= 1, "fight", "", "stun.tick_pulses", "must be 1 or more")
-    need(world.chain_lightning.per >= 1, "world", "", "chain_lightning.per",
-         "must be 1 or more")
-    # The stat tables are indexed by a stat's value, 0..28 (creatures.py bounds stats so).
+    for knob, value in (("stun.tick_pulses", fight.stun.tick_pulses),
+                        ("movement.tick_pulses", fight.movement.tick_pulses)):
+        bounded("fight", "", knob, value, 1, limits.max_pulses, "max_pulses")
+    chain = world.chain_lightning
+    need(chain.per >= 1, "world", "", "chain_lightning.per", "must be 1 or more")
+    need(0 <= chain.low <= chain.high, "world", "", "chain_lightning",
+         f"low ({chain.low}) and high ({chain.high}) must be 0 <= low <= high (R-ELEC-5)")
+    # The stat tables have a row per stat value 0..28; a stat above 28 (up to
+    # world.limits.max_stat) reads row 28, as the source's tables are read.
     for stat in msgspec.structs.fields(content.stats):
         table = getattr(content.stats, stat.name)
         for column in msgspec.structs.fields(table):
             values = getattr(table, column.name)
             need(len(values) == 29, "stats", "", f"{stat.encode_name}.{column.name}",
                  f"has {len(values)} entries; a stat table needs 29 (values 0..28)")
-    for limit in msgspec.structs.fields(world.limits):
-        value = getattr(world.limits, limit.name)
+
+
+def _check_limits(content: Content, need: Any) -> None:
+    """Each limit is 1 or more, and no more than what holds the numbers it bounds
+    (`HARD_LIMITS`: a max_pulses past 2**31 - 1 would let lag overflow its array)."""
+    limits = content.world.limits
+    for limit in msgspec.structs.fields(limits):
+        value = getattr(limits, limit.name)
         need(value >= 1, "world", "", f"limits.{limit.name}", f"must be 1 or more, got {value}")
+        cap, why = HARD_LIMITS.get(limit.name, (None, ""))
+        if cap is not None:
+            need(value <= cap, "world", "", f"limits.{limit.name}",
+                 f"{value} is more than {cap}: {why}")

@@ -71,6 +71,9 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     position = pick("position", fields)
     if position is not None and position not in POSITIONS:
         return "position", f"unknown position {position!r} (known: {', '.join(POSITIONS)})"
+    if position == "dead":  # every creature starts alive, hp 1 or more
+        return "position", ("a creature starts alive (hp 1 or more), so not 'dead'; a "
+                            "living creature may start mortal, incap, stunned or above")
     for kind in ("imm", "res", "vuln"):
         for name in pick(kind, fields) or ():
             if content.bit_of(name) is None:
@@ -93,7 +96,7 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     problem = check_spell_level_fields(fields) or check_mind_fields(content, fields)
     if problem:
         return problem
-    return (_check_gear(content, fields) or _check_ranges(fields)
+    return (_check_gear(content, fields) or _check_ranges(content, fields)
             or _check_numbers(content, fields))
 
 
@@ -185,15 +188,20 @@ def known_skills(content: Any) -> frozenset[str]:
     return cached
 
 
-def _check_ranges(fields: CreatureFields) -> tuple[str, str] | None:
-    """The rules' own ranges: stats 0..28, tiers 0..3, alignment -1000..1000."""
+def _check_ranges(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
+    """The rules' own ranges: stats 0..max_stat (content), tiers 0..3, alignment
+    -1000..1000. A stat indexes no table directly: where a table reads it, the rule
+    clamps it to the table's rows 0..28 (`tohit.stat_index`), as the source does."""
     stats = pick("stats", fields)
     if stats is not None:
+        top = content.world.limits.max_stat
         for key, _attr in _STAT_FIELDS:
             value = getattr(stats, key)
-            if value is not UNSET and not 0 <= value <= 28:
+            if value is not UNSET and not 0 <= value <= top:
                 name = key.rstrip("_")
-                return "stats", f"{name} must be 0..28 (the stat tables' range), got {value}"
+                return "stats", (f"{name} must be 0..{top} (the bound in content "
+                                 f"world.limits.max_stat; the stat tables read 0..28, a stat "
+                                 f"above 28 reads as 28), got {value}")
     for name in ("level", "remorts", "move"):
         value = pick(name, fields)
         if value is not None and value < 0:

@@ -438,9 +438,16 @@ class ChainConfig(Def, frozen=True, kw_only=True):
     high: int = 6
 
 
+# What the engine's arrays and integers hold: a content limit may not go past these
+# (content_loader refuses one that does), so every bounded number fits where it lands.
+INT16_MAX = 2**15 - 1
+INT32_MAX = 2**31 - 1
+
+
 class LimitsConfig(Def, frozen=True, kw_only=True):
     """Sanity bounds on numbers in content and scenarios: past them a value is a typo or
-    nonsense, refused at load with the bound in the message (see content/world.toml)."""
+    nonsense, refused at load with the bound in the message (see content/world.toml).
+    `HARD_LIMITS` caps the knobs whose numbers land in a fixed-width array."""
 
     max_level: int = 1_000
     max_remorts: int = 100
@@ -453,6 +460,26 @@ class LimitsConfig(Def, frozen=True, kw_only=True):
     max_status_degree: int = 100
     max_range: int = 1_000
     max_stack: int = 1_000_000
+    max_stat: int = 50
+    max_pulses: int = 1_000_000
+    max_ice_cm: int = 1_000
+    max_hardness: int = 10_000
+    max_creatures: int = 200_000
+    max_items: int = 200_000
+    max_map_cells: int = 16_777_216
+
+
+# knob -> (the most it may be, what holds the numbers it bounds).
+HARD_LIMITS: dict[str, tuple[int, str]] = {
+    "max_hp": (INT32_MAX, "hit points are 32-bit"),
+    "max_pulses": (INT32_MAX, "wait and daze live in 32-bit arrays"),
+    "max_ice_cm": (INT16_MAX, "the grid's ice array is 16-bit"),
+    "max_creatures": (INT32_MAX, "the grid's occupant array is 32-bit"),
+    "max_map_cells": (INT32_MAX, "the grid's water labels are 32-bit"),
+    # R-SHAPE-1: the cone's exact test squares products of range-sized numbers in 64 bits,
+    # and line of effect compares slopes of range-sized fractions as floats.
+    "max_range": (2**15, "the cone's exact test squares range-sized products in 64 bits"),
+}
 
 
 class MindDef(Def, frozen=True, kw_only=True):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from affray.content_loader import (
     read_source,
 )
 from affray.creatures import Copier, CreatureValues, check_template, resolve
-from affray.defs import VIAS, CreatureFields, decode_error_field
+from affray.defs import VIAS, CreatureFields, LimitsConfig, decode_error_field
 from affray.errors import ScenarioError, UsageError
 from affray.esper_context import keeps_esper_world
 from affray.grid import Grid, Terrain, chebyshev
@@ -161,12 +162,74 @@ def file_kind(data: dict[str, Any], source: str) -> str:
     return "scenario" if scenario_only else "content"
 
 
-def parse_scenario(text: str, source: str) -> tuple[ScenarioFile, dict[str, Any]]:
-    """Parse and type-check a scenario's TOML; returns (typed, raw)."""
+# A `[[creatures]]` or `[[items]]` table header at the start of a line.
+_HEADER = {kind: re.compile(rf"^[ \t]*\[\[[ \t]*{kind}[ \t]*\]\]", re.MULTILINE)
+           for kind in ("creatures", "items")}
+_COUNTED = (("creatures", "max_creatures"), ("items", "max_items"))
+
+
+def _count_problem(kind: str, count: int, limits: LimitsConfig) -> str | None:
+    """Why a scenario holds too many creatures or item entries, or None."""
+    knob = dict(_COUNTED)[kind]
+    bound = getattr(limits, knob)
+    if count <= bound:
+        return None
+    return (f"{count} {kind}, more than {bound} (the bound in content world.limits.{knob}; "
+            f"raise it in [content.world.limits] for a bigger battle)")
+
+
+def _precount(text: str, source: str, limits: LimitsConfig) -> None:
+    """Refuse a file with too many `[[creatures]]` or `[[items]]` entries from its text,
+    before the TOML parse (the heavy part of loading a million creatures: most of its
+    time and memory). Only when the file does not set the limit itself; otherwise, and
+    for entries written as inline arrays, `_check_counts` counts the parsed tables."""
+    for kind, knob in _COUNTED:
+        bound = getattr(limits, knob)
+        if text.count(f"[[{kind}]]") <= bound or knob in text:  # cheap: no regex yet
+            continue
+        count = sum(1 for _ in _HEADER[kind].finditer(text))
+        problem = _count_problem(kind, count, limits)
+        if problem:
+            raise ScenarioError(f"{source}: field '{kind}': {problem}")
+
+
+def _check_counts(raw: dict[str, Any], source: str, limits: LimitsConfig) -> None:
+    """Refuse too many creatures or item entries in parsed tables, before they are
+    converted and built: `limits` with the file's own [content.world.limits] over it."""
+    inline = raw.get("content", {})
+    inline = inline.get("world", {}) if isinstance(inline, dict) else {}
+    inline = inline.get("limits", {}) if isinstance(inline, dict) else {}
+    for kind, knob in _COUNTED:
+        entries = raw.get(kind)
+        if not isinstance(entries, list):
+            continue  # the type check names it
+        bound = limits
+        if knob in inline:
+            override = inline[knob]
+            if isinstance(override, bool) or not isinstance(override, int) or override < 1:
+                continue  # a bad limit: the content check names it
+            bound = msgspec.structs.replace(limits, **{knob: override})
+        problem = _count_problem(kind, len(entries), bound)
+        if problem:
+            raise ScenarioError(f"{source}: field '{kind}': {problem}")
+
+
+def parse_scenario(text: str, source: str, limits: LimitsConfig | None = None
+                   ) -> tuple[ScenarioFile, dict[str, Any]]:
+    """Parse and type-check a scenario's TOML; returns (typed, raw).
+
+    With `limits` (the content's `world.limits` the scenario will be built over), a
+    file with more creatures or item entries than they allow is refused before the
+    parse where its text shows it, and before the type check otherwise (R-ENG-1); the
+    build checks again against the layered content in any case."""
+    if limits is not None:
+        _precount(text, source, limits)
     raw = parse_toml(text, source, ScenarioError)
     if file_kind(raw, source) != "scenario":
         raise ScenarioError(f"{source}: a content file ([{'], ['.join(raw)}]), not a "
                             f"scenario: a scenario needs [map] (`affray check` checks both)")
+    if limits is not None:
+        _check_counts(raw, source, limits)
     try:
         return msgspec.convert(raw, type=ScenarioFile), raw
     except msgspec.ValidationError as error:
@@ -189,6 +252,11 @@ def _grid_from_map(spec: MapSpec, content: Content, source: str
     width = len(spec.rows[0])
     if width == 0:
         raise ScenarioError(f"{source}: map.rows[0]: the row is empty (a map needs cells)")
+    cells, bound = width * len(spec.rows), content.world.limits.max_map_cells
+    if cells > bound:
+        raise ScenarioError(f"{source}: map.rows: {width} x {len(spec.rows)} = {cells} cells, "
+                            f"more than {bound} (the bound in content "
+                            f"world.limits.max_map_cells)")
     for y, row in enumerate(spec.rows):
         if len(row) != width:
             raise ScenarioError(f"{source}: map.rows[{y}]: length {len(row)}, expected {width} "
@@ -376,6 +444,10 @@ def _assemble(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: int | 
     _check_top(spec, source)
     base = content or default_content()
     content = base.layered(spec.content, source)
+    for kind in ("creatures", "items"):  # before any of them is built (R-ENG-1)
+        problem = _count_problem(kind, len(getattr(spec, kind)), content.world.limits)
+        if problem:
+            raise ScenarioError(f"{source}: field '{kind}': {problem}")
     grid, legend, doors = _grid_from_map(spec.map, content, source)
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
                   legend=legend)
@@ -483,6 +555,9 @@ def _add_items(world: World, spec: ScenarioFile, source: str) -> None:
         if not 1 <= item.count <= stack:
             raise ScenarioError(f"{where}, field 'count': must be 1..{stack} (the bound in "
                                 f"content world.limits.max_stack), got {item.count}")
+        problem = _count_problem("items", len(item.contents), content.world.limits)
+        if problem:
+            raise ScenarioError(f"{where}, field 'contents': {problem}")
         for inner in item.contents:
             if inner.item not in content.items:
                 raise ScenarioError(f"{where}, field 'contents': unknown item {inner.item!r}")
@@ -514,7 +589,8 @@ def load_scenario(path: str | Path, seed: int | None = None) -> World:
         raise UsageError(f"load_scenario: path must be a str or Path, got "
                          f"{type(path).__name__}")
     path = Path(path)
-    spec, raw = parse_scenario(read_source(path, ScenarioError), str(path))
+    spec, raw = parse_scenario(read_source(path, ScenarioError), str(path),
+                               default_content().world.limits)
     return build_world(spec, raw, str(path), seed=seed)
 
 

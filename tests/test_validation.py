@@ -157,7 +157,7 @@ def test_r_eng_1_out_of_range_scenario_numbers(tmp_path, line, field):
 
 @pytest.mark.parametrize(
     ("fields", "expected"),
-    [('stats = { str = 999 }', "str must be 0..28"), ("level = -1", "field 'level'"),
+    [('stats = { str = 999 }', "str must be 0..50"), ("level = -1", "field 'level'"),
      ("npc_tier = 4", "field 'npc_tier'"), ("alignment = 2000", "field 'alignment'"),
      ('skills = { dodge = 150 }', "field 'skills'")],
 )

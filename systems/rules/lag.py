@@ -133,6 +133,10 @@ def raise_lag(world: World, sheet: Sheet, column: str, pulses: int, *, own: bool
     An immortal's wait is always 1 (R-LAG-5). Lag that others put on an NPC of tier 1-3
     is cut (R-LAG-6); lag from its own actions is not. A Sluggish creature's own waits
     are raised by 2 pulses per degree (R-STAT-2). Returns the new value.
+
+    A raise past what the 32-bit column holds saturates at LAG_MAX (2**31 - 1 pulses):
+    content bounds each term (`world.limits.max_pulses`), not their sum, and Sluggish
+    adds up to max_status_degree x wait_per_degree on top of a spell's beats.
     """
     array = world.lag.wait if column == "wait" else world.lag.daze
     slot = sheet.creature.slot
@@ -146,6 +150,8 @@ def raise_lag(world: World, sheet: Sheet, column: str, pulses: int, *, own: bool
                 pulses += world.content.statuses["sluggish"].wait_per_degree * sluggish
     elif sheet.npc and sheet.creature.npc_tier:
         pulses = tier_cut(sheet.creature.npc_tier, pulses)
+    if pulses > LAG_MAX:
+        pulses = LAG_MAX
     if pulses > array[slot]:
         array[slot] = pulses
         if column == "daze":
@@ -155,7 +161,8 @@ def raise_lag(world: World, sheet: Sheet, column: str, pulses: int, *, own: bool
 
 def raise_lag_rounds(world: World, sheet: Sheet, column: str, rounds: int, *,
                      own: bool) -> int:
-    """The combat-round variant (setWaitViolence): `rounds` x the round length."""
+    """The combat-round variant (setWaitViolence): `rounds` x the round length (the
+    product saturates with the raise, at LAG_MAX)."""
     return raise_lag(world, sheet, column, rounds * world.content.fight.round_pulses, own=own)
 
 

@@ -27,10 +27,13 @@ Geometry (decisions recorded in docs/decisions.md, "R-SHAPE-1"):
 - ray, bolt: that path, cut after the first creature other than the caster.
 - touch: the aim cell when it is beside the caster (or the caster's own cell).
 
-Bursts and cones compute line of effect for a whole window at once with numpy: a cached
-table lists, for each offset of a (2r+1)^2 window, the window cells strictly between its
-centre and that offset, so one fancy-index and one `any` answer every cell. Only the
-window around the centre is sliced out of the grid, whatever the map's size.
+Bursts and cones compute line of effect for a whole window at once with numpy, over the
+part of the (2r+1)^2 square around the centre that lies on the map (`Window`), whatever
+the map's size. Up to radius TABLE_RADIUS a cached table lists, for each offset of the
+square, the cells strictly between its centre and that offset, so one fancy-index and one
+`any` answer every cell. Past it that table would grow as r^3, so a sweep by octant
+(`_sweep_visible`) gives the same answer at a cost of the window's cells times a log: a
+radius-1,000 burst costs what the map it lies on costs, never more.
 """
 
 from __future__ import annotations
@@ -163,11 +166,53 @@ def burst_centre(grid: Grid, origin: Cell, aim: Cell, range_: int) -> Cell:
 
 
 # -- line of effect over a window (bursts, cones) ---------------------------------------------
+# Up to this radius, line of effect over a window reads a cached table of the cells between
+# the centre and each window cell: (r - 1)(2r + 1)^2 entries (1 MB at radius 32, 8 MB for
+# every radius up to it), one fancy-index and one `any` per cast: 90 us at radius 32 where
+# the sweep takes 200-900 us. Past it the table grows as r^3 (29.8 GiB at radius 1,000),
+# so `_sweep_visible` answers instead, at a cost that follows the cells of the window that
+# lie on the map (benchmarks/shapes.py has both).
+TABLE_RADIUS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The part of the (2r+1)^2 square around `centre` that lies on the map: columns
+    x0..x1-1 and rows y0..y1-1 (absolute). Every mask over it is indexed [y - y0, x - x0]."""
+
+    centre: Cell
+    radius: int
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    @staticmethod
+    def around(grid: Grid, centre: Cell, radius: int) -> Window:
+        cx, cy = centre
+        return Window(centre, radius, max(cx - radius, 0), max(cy - radius, 0),
+                      min(cx + radius + 1, grid.width), min(cy + radius + 1, grid.height))
+
+    def square_slice(self) -> tuple[slice, slice]:
+        """Where this window lies inside the full (2r+1)^2 square, as [rows, columns]."""
+        cx, cy = self.centre
+        r = self.radius
+        return (slice(self.y0 - cy + r, self.y1 - cy + r),
+                slice(self.x0 - cx + r, self.x1 - cx + r))
+
+    def offsets(self) -> tuple[np.ndarray, np.ndarray]:
+        """dx and dy of the window's cells from the centre, broadcastable [rows, columns]."""
+        cx, cy = self.centre
+        dx = np.arange(self.x0 - cx, self.x1 - cx, dtype=np.int64)[np.newaxis, :]
+        dy = np.arange(self.y0 - cy, self.y1 - cy, dtype=np.int64)[:, np.newaxis]
+        return dx, dy
+
+
 @lru_cache(maxsize=64)
 def _between_table(radius: int) -> np.ndarray:
     """For each cell of a (2r+1)^2 window (flat, row-major), the flat indices of the
     window cells strictly between the centre and it, padded with the index one past the
-    window (a cell that never blocks). Built once per radius.
+    window (a cell that never blocks). Built once per radius, up to TABLE_RADIUS.
 
     Shape (r - 1, cells): the k-th cell between of every window cell in one row, so the
     `or` over them runs along contiguous rows (about 3x faster than along short rows).
@@ -187,7 +232,8 @@ def _between_table(radius: int) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def _window_offsets(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """dx, dy and dx^2 + dy^2 of each cell of the (2r+1)^2 window, flat, row-major."""
+    """dx, dy and dx^2 + dy^2 of each cell of the (2r+1)^2 window, flat, row-major
+    (radii up to TABLE_RADIUS: the cached cone masks)."""
     side = 2 * radius + 1
     dy, dx = np.divmod(np.arange(side * side, dtype=np.int64), side)
     dx -= radius
@@ -198,36 +244,175 @@ def _window_offsets(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return dx, dy, norm
 
 
-def _visible(grid: Grid, centre: Cell, radius: int) -> np.ndarray:
-    """Flat bool mask over the (2r+1)^2 window around `centre`: on the map and with line
-    of effect from the centre (the centre itself included)."""
-    side = 2 * radius + 1
-    cx, cy = centre
-    x0, y0 = cx - radius, cy - radius
-    gx0, gy0 = max(x0, 0), max(y0, 0)
-    gx1, gy1 = min(cx + radius + 1, grid.width), min(cy + radius + 1, grid.height)
-    interior = gx0 == x0 and gy0 == y0 and gx1 - gx0 == side and gy1 - gy0 == side
+def _blocking(grid: Grid, window: Window) -> np.ndarray:
+    """Walls and shut doors over the window (R-GRID-1), [rows, columns]."""
+    rows, cols = slice(window.y0, window.y1), slice(window.x0, window.x1)
+    return (grid.terrain[rows, cols] == _WALL) | grid.shut[rows, cols]
+
+
+def _visible(grid: Grid, window: Window) -> np.ndarray:
+    """Bool mask over the window: the cells with line of effect from its centre (the
+    centre itself included)."""
+    radius = window.radius
     if radius <= 1:  # every cell touches the centre: nothing can stand between
-        seen = np.ones(side * side, dtype=bool)
-    else:
-        blocking = np.zeros(side * side + 1, dtype=bool)  # + the never-blocking sentinel
-        window = blocking[:-1].reshape(side, side)
-        if not interior:
-            window = window[gy0 - y0:gy1 - y0, gx0 - x0:gx1 - x0]
-        np.equal(grid.terrain[gy0:gy1, gx0:gx1], _WALL, out=window)
-        window |= grid.shut[gy0:gy1, gx0:gx1]
-        seen = ~np.logical_or.reduce(blocking[_between_table(radius)], axis=0)
-    if not interior:
-        inside = np.zeros((side, side), dtype=bool)
-        inside[gy0 - y0:gy1 - y0, gx0 - x0:gx1 - x0] = True
-        seen &= inside.ravel()
+        return np.ones((window.y1 - window.y0, window.x1 - window.x0), dtype=bool)
+    if radius > TABLE_RADIUS:
+        return _sweep_visible(_blocking(grid, window), window)
+    side = 2 * radius + 1
+    blocking = np.zeros(side * side + 1, dtype=bool)  # + the never-blocking sentinel
+    rows, cols = window.square_slice()
+    blocking[:-1].reshape(side, side)[rows, cols] = _blocking(grid, window)
+    seen = ~np.logical_or.reduce(blocking[_between_table(radius)], axis=0)
+    return seen.reshape(side, side)[rows, cols]
+
+
+# The eight octants, as (x major, sign of x, sign of y). A cell (dx, dy) != (0, 0) belongs
+# to the x-major octant of its signs when |dx| >= |dy|, else to the y-major one; cells on an
+# octant's edge (dx = 0, dy = 0 or |dx| = |dy|) are swept twice, with the same answer.
+_OCTANTS = tuple((major, sx, sy) for major in (True, False) for sx in (1, -1) for sy in (1, -1))
+
+
+def _sweep_visible(blocking: np.ndarray, window: Window) -> np.ndarray:
+    """Line of effect over a window of any radius, exactly as `_between_table` reads it,
+    octant by octant (`_octant_visible`). `blocking` is [rows, columns] over the window."""
+    cx, cy = window.centre
+    seen = np.zeros(blocking.shape, dtype=bool)
+    seen[cy - window.y0, cx - window.x0] = True
+    ahead = {1: (window.x1 - 1 - cx, window.y1 - 1 - cy), -1: (cx - window.x0, cy - window.y0)}
+    for major, sx, sy in _OCTANTS:
+        reach_x, reach_y = ahead[sx][0], ahead[sy][1]
+        along, across = (reach_x, reach_y) if major else (reach_y, reach_x)
+        if along < 1:
+            continue
+        # The octant's cells as [k along, i across], k = 0..along, i = 0..across.
+        xs = cx - window.x0 + sx * np.arange((along if major else across) + 1)
+        ys = cy - window.y0 + sy * np.arange((across if major else along) + 1)
+        cells = np.ix_(ys, xs)
+        walls = blocking[cells].T if major else blocking[cells]
+        seen_here = _octant_visible(walls)
+        if major:
+            seen[cells] |= seen_here.T
+        else:
+            seen[cells] |= seen_here
     return seen
 
 
-def _cells_of(mask: np.ndarray, centre: Cell, radius: int) -> tuple[np.ndarray, np.ndarray]:
+def _octant_visible(walls: np.ndarray) -> np.ndarray:
+    """One octant: `walls[k, i]` (k = 0..U along the major axis, i = 0..V across it) ->
+    `seen[u, v]`, whether the digital line from (0, 0) to (u, v), v <= u, has no wall
+    strictly between (cells with v > u belong to another octant and are left False).
+
+    The k-th cell of the line to (u, v) is (k, floor(k v / u + 1/2)) (`step_offset`), so a
+    wall at (k, i) lies on the lines whose slope v/u falls in [(2i - 1) / 2k, (2i + 1) / 2k),
+    and shadows those with u > k. With the cells sorted by slope, each wall shadows one
+    run of them: the cell at (u, v) is seen when the least k of the walls whose run holds
+    it is u or more. The least k over overlapping runs is a range-minimum, answered for
+    all cells at once by halving power-of-two blocks (`_least_over_runs`): O(n log n) for n
+    cells, where a table of the cells between costs n times the radius.
+
+    Slopes are compared as floats: two distinct fractions with denominators up to 2U differ
+    by at least 1 / (4 U^2), far above float64's rounding for U up to 2**20 (U is at most
+    the radius, and world.limits.max_range at most 2**15), and equal fractions round to
+    equal floats, so the order and the ties are exact.
+    """
+    along, across = walls.shape[0] - 1, walls.shape[1] - 1
+    seen = np.zeros(walls.shape, dtype=bool)
+    ks, iz = np.nonzero(walls[1:along])  # a wall at the far end shadows nothing here
+    ks += 1
+    on_lines = iz <= ks  # the k-th cell of a line with v <= u is at most k across
+    ks, iz = ks[on_lines], iz[on_lines]
+    u, v = _octant_cells(along, across)
+    if not len(ks):
+        seen[u, v] = True
+        return seen
+    order, slopes, u_sorted = _by_slope(along, across)
+    low = np.searchsorted(slopes, (2 * iz - 1) / (2 * ks), side="left")
+    high = np.searchsorted(slopes, (2 * iz + 1) / (2 * ks), side="left")
+    least = _least_over_runs(len(slopes), low, high, ks)
+    seen[u[order], v[order]] = least >= u_sorted
+    return seen
+
+
+# Octants of up to this many cells keep their cells and slope order cached (about 2 MB
+# each at most, 32 of them); bigger ones are worked out per cast, at a cost in step with
+# the cast's own.
+_CACHED_OCTANT = 1 << 16
+
+
+def _octant_cells(along: int, across: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cells (u, v) of an octant, 1 <= u <= along, 0 <= v <= min(u, across)."""
+    if (along + 1) * (across + 1) <= _CACHED_OCTANT:
+        return _cached_octant_cells(along, across)
+    return _make_octant_cells(along, across)
+
+
+def _make_octant_cells(along: int, across: int) -> tuple[np.ndarray, np.ndarray]:
+    u, v = np.nonzero(np.tri(along + 1, across + 1, dtype=bool)[1:])
+    u += 1
+    for array in (u, v):
+        array.flags.writeable = False
+    return u, v
+
+
+def _by_slope(along: int, across: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The order that sorts an octant's cells by slope v/u, the sorted slopes, and u in
+    that order. Depends only on the window's extent, so casts of one radius in the open
+    (all eight octants alike) sort once."""
+    if (along + 1) * (across + 1) <= _CACHED_OCTANT:
+        return _cached_by_slope(along, across)
+    return _make_by_slope(along, across)
+
+
+def _make_by_slope(along: int, across: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    u, v = _octant_cells(along, across)
+    slopes = v / u
+    order = np.argsort(slopes, kind="stable")
+    sorted_slopes, u_sorted = slopes[order], u[order]
+    for array in (order, sorted_slopes, u_sorted):
+        array.flags.writeable = False
+    return order, sorted_slopes, u_sorted
+
+
+_cached_octant_cells = lru_cache(maxsize=32)(_make_octant_cells)
+_cached_by_slope = lru_cache(maxsize=32)(_make_by_slope)
+
+
+def _least_over_runs(size: int, low: np.ndarray, high: np.ndarray,
+                     values: np.ndarray) -> np.ndarray:
+    """For each position 0..size-1, the least value of the runs [low, high) that hold it
+    (the largest int64 where none does). Each run is two blocks of the largest power of
+    two that fits it (they overlap: a minimum does not mind), written at its level; from
+    the top level down, each block hands its value to its two halves."""
+    none = np.iinfo(np.int64).max
+    keep = high > low
+    low, high, values = low[keep], high[keep], values[keep].astype(np.int64)
+    if not len(low):
+        return np.full(size, none, dtype=np.int64)
+    levels = np.floor(np.log2(high - low)).astype(np.int64)
+    # log2 of a whole number is exact at powers of two; fix any rounding at the edges
+    levels -= (1 << levels) > high - low
+    levels += (1 << (levels + 1)) <= high - low
+    least = np.full(size, none, dtype=np.int64)
+    by_level = np.argsort(levels, kind="stable")
+    low, high, values, levels = low[by_level], high[by_level], values[by_level], levels[by_level]
+    top = int(levels[-1])
+    ends = np.searchsorted(levels, np.arange(top + 2), side="left").tolist()
+    for level in range(top, -1, -1):
+        if level < top:  # each block of the level above hands its value to its halves
+            half = 1 << level
+            np.minimum(least[half:], least[:-half].copy(), out=least[half:])
+        first, last = ends[level], ends[level + 1]
+        if first < last:
+            width = 1 << level
+            np.minimum.at(least, low[first:last], values[first:last])
+            np.minimum.at(least, high[first:last] - width, values[first:last])
+    return least
+
+
+def _cells_of(mask: np.ndarray, window: Window) -> tuple[np.ndarray, np.ndarray]:
     """Absolute x and y arrays of a window mask's cells, row-major (y, then x)."""
-    dx, dy, _norm = _window_offsets(radius)
-    return dx[mask] + centre[0], dy[mask] + centre[1]
+    ys, xs = np.nonzero(mask)
+    return xs + window.x0, ys + window.y0
 
 
 # -- victims ------------------------------------------------------------------------------------
@@ -255,8 +440,8 @@ def _burst(grid: Grid, origin: Cell, aim: Cell, range_: int, radius: int,
     """R-SHAPE-1 burst: every cell within `radius` of the centre it can reach; all of
     them get cell effects (R-SHAPE-7); the caster is struck when covered."""
     centre = burst_centre(grid, origin, aim, range_)
-    radius = max(radius, 0)
-    xs, ys = _cells_of(_visible(grid, centre, radius), centre, radius)
+    window = Window.around(grid, centre, max(radius, 0))
+    xs, ys = _cells_of(_visible(grid, window), window)
     area = tuple(zip(xs.tolist(), ys.tolist(), strict=True))
     victims = _victims_in(grid.occupant[ys, xs], spawn_of, None)
     return ShapeResult(area=area, effect_cells=area, centre=centre, victims=victims)
@@ -282,13 +467,29 @@ def _cone_mask(range_: int, ax: int, ay: int) -> np.ndarray:
     return mask
 
 
+def _cone_over(window: Window, aim: Cell) -> np.ndarray:
+    """`cone_mask` over a window (the cached square's part on the map, or computed on
+    the window alone past TABLE_RADIUS, where a cached square would be the r^2 cost)."""
+    origin, radius = window.centre, window.radius
+    if radius <= TABLE_RADIUS:
+        side = 2 * radius + 1
+        return cone_mask(origin, aim, radius).reshape(side, side)[window.square_slice()]
+    ax, ay = aim[0] - origin[0], aim[1] - origin[1]
+    divisor = math.gcd(ax, ay) or 1
+    ax, ay = ax // divisor, ay // divisor
+    dx, dy = window.offsets()
+    dot = ax * dx + ay * dy
+    return (dot > 0) & (2 * dot * dot >= (ax * ax + ay * ay) * (dx * dx + dy * dy))
+
+
 def _cone(grid: Grid, origin: Cell, aim: Cell, range_: int, caster: int,
           spawn_of: Callable[[int], int]) -> ShapeResult:
     """R-SHAPE-1 cone: no cell effects (R-SHAPE-3, R-SHAPE-7)."""
     if aim == origin or range_ < 1:
         return EMPTY
-    mask = _visible(grid, origin, range_) & cone_mask(origin, aim, range_)
-    xs, ys = _cells_of(mask, origin, range_)
+    window = Window.around(grid, origin, range_)
+    mask = _visible(grid, window) & _cone_over(window, aim)
+    xs, ys = _cells_of(mask, window)
     area = tuple(zip(xs.tolist(), ys.tolist(), strict=True))
     victims = _victims_in(grid.occupant[ys, xs], spawn_of, caster)
     return ShapeResult(area=area, effect_cells=(), centre=None, victims=victims)
