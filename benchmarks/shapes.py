@@ -11,7 +11,11 @@ and aims are drawn once from a seeded generator, the same every run. Rows:
   obvious way, as the reference the numpy window is measured against (ratio);
 - a radius-5 burst on a 2048x2048 map: a burst slices its window and never scans the
   map, so it should cost what it costs on 512x512;
-- cone (range 5), line (range 8), bolt (range 8).
+- cone (range 5), line (range 8), bolt (range 8);
+- big radii, past the table of cells between (shapes.TABLE_RADIUS): a radius-40 burst
+  on the crowded map (the octant sweep), a radius-300 burst on the 2048x2048 map (a
+  601x601 window: 33 s and 864 MB a cast with the table), and a radius-1,000 burst on a
+  64x64 map against a radius-64 one there (ratio: a radius past the map costs the map).
 """
 
 from __future__ import annotations
@@ -138,4 +142,39 @@ def spell_shapes(radii: tuple[int, ...], calls: int, repeats: int) -> list[Resul
         times, cells, victims = _time_shape(grid, spawn, shape, pairs, range_, 0, repeats)
         rows.append(result_from(f"{shape} range {range_}", size, "call", calls, times,
                                 note=f"{cells:.1f} cells, {victims:.2f} victims a call"))
+    rows.extend(_big_radii(grid, spawn, calls, repeats))
+    return rows
+
+
+def _big_radii(grid: Grid, spawn: dict[int, int], calls: int, repeats: int) -> list[Result]:
+    """Bursts past the table's radius: the octant sweep on the crowd, a radius of 300 on
+    the big map, and a radius of 1,000 on a map smaller than it."""
+    size = f"{CROWD_SIDE}x{CROWD_SIDE}, {len(spawn):,} creatures"
+    rows: list[Result] = []
+    few = max(2, calls // 10)
+    pairs = _casts(grid, few, reach=8)
+    times, cells, victims = _time_shape(grid, spawn, "burst", pairs, 8, 40, repeats)
+    rows.append(result_from("burst radius 40", size, "call", few, times,
+                            note=f"{cells:.0f} cells, {victims:.1f} victims a call; sweep"))
+    big, big_spawn = crowded_grid(BIG_SIDE)
+    fewer = max(2, calls // 100)
+    big_pairs = _casts(big, fewer, reach=8)
+    times, cells, _victims = _time_shape(big, big_spawn, "burst", big_pairs, 8, 300, repeats)
+    rows.append(result_from("burst radius 300", f"{BIG_SIDE}x{BIG_SIDE}, "
+                            f"{len(big_spawn):,} creatures", "call", fewer, times,
+                            note=f"{cells:.0f} cells a call; a 601x601 window"))
+    del big, big_spawn
+    small, small_spawn = crowded_grid(64)
+    small_pairs = _casts(small, few, reach=8)
+    times, cells, _victims = _time_shape(small, small_spawn, "burst", small_pairs, 8, 64,
+                                         repeats)
+    map_row = result_from("burst radius 64", "64x64", "call", few, times,
+                          note=f"{cells:.0f} cells a call; the whole map")
+    times, cells, _victims = _time_shape(small, small_spawn, "burst", small_pairs, 8, 1000,
+                                         repeats)
+    past_row = result_from("burst radius 1000", "64x64", "call", few, times,
+                           note=f"{cells:.0f} cells a call; past the map, costs the map")
+    past_row.ratio = past_row.median_seconds / map_row.median_seconds
+    past_row.ratio_of = "radius 64 on the same map"
+    rows.extend((map_row, past_row))
     return rows

@@ -721,3 +721,118 @@ def test_line_freezes_its_last_cell_and_a_cone_none_r_shape_7(make_world, shape,
                        + _spell("frost_" + shape, shape, range=5))
     log = _cast_events(world, "mage", "frost_" + shape, [2, 1])
     assert [e["cell"] for e in log if e["kind"] == "terrain"] == frozen
+
+
+# -- big radii: the octant sweep (issue: radius 1,000 asked for 29.8 GiB) ------------------------
+def _random_grid(rng: np.random.Generator, width: int, height: int) -> Grid:
+    """Walls and shut doors at a random density (0 to 40%), a few open doors."""
+    grid = Grid(np.zeros((height, width), dtype=np.uint8))
+    draw = rng.random((height, width))
+    density = rng.random() * 0.4
+    grid.terrain[draw < density] = Terrain.WALL
+    doors = (draw >= density) & (draw < density + 0.04)
+    grid.terrain[doors] = Terrain.DOOR
+    grid.shut[doors] = rng.random(int(doors.sum())) < 0.7
+    return grid
+
+
+def _seen_by_tracing(grid: Grid, centre: tuple[int, int], radius: int) -> set:
+    return {(x, y) for x in range(grid.width) for y in range(grid.height)
+            if max(abs(x - centre[0]), abs(y - centre[1])) <= radius
+            and line_of_effect(grid, centre, (x, y))}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_big_bursts_reach_exactly_the_cells_with_line_of_effect_r_shape_1(seed):
+    """R-SHAPE-1, R-GRID-1: past shapes.TABLE_RADIUS a burst's line of effect comes from
+    the octant sweep, not the table of cells between: on random maps with walls and shut
+    doors, bursts of radius 33..80 (clipped by the map's edges, the centre anywhere) reach
+    exactly the cells within the radius that `line_of_effect` traces clear, in row-major
+    order, and strike exactly the creatures on them."""
+    from affray.systems.rules.shapes import TABLE_RADIUS
+
+    rng = np.random.default_rng(seed)
+    for _ in range(6):
+        width, height = (int(n) for n in rng.integers(1, 60, 2))
+        grid = _random_grid(rng, width, height)
+        centre = (int(rng.integers(0, width)), int(rng.integers(0, height)))
+        grid.terrain[centre[1], centre[0]] = Terrain.FLOOR
+        grid.shut[centre[1], centre[0]] = False
+        crowd = rng.random((height, width)) < 0.2
+        grid.occupant[crowd] = np.arange(1, int(crowd.sum()) + 1)
+        radius = int(rng.integers(TABLE_RADIUS + 1, 81))
+        result = resolve_shape(grid, "burst", centre, centre, range_=0, radius=radius,
+                               caster=CASTER, spawn_of=spawn_identity)
+        expected = _seen_by_tracing(grid, centre, radius)
+        assert list(result.area) == sorted(expected, key=lambda cell: (cell[1], cell[0]))
+        assert result.victims == tuple(sorted(
+            int(grid.occupant[y, x]) for x, y in expected if grid.occupant[y, x]))
+
+
+@pytest.mark.parametrize("radius", [2, 5, 12, 20, 32])
+def test_the_sweep_and_the_table_agree_wherever_both_answer_r_shape_1(radius):
+    """R-SHAPE-1: the two ways of tracing line of effect over a window give the same
+    mask at every radius the table serves, in open and crowded windows, whole or cut by
+    the map's edge (so a burst's cells do not change at TABLE_RADIUS)."""
+    from affray.systems.rules.shapes import Window, _blocking, _sweep_visible, _visible
+
+    rng = np.random.default_rng(radius)
+    grid = _random_grid(rng, 90, 70)
+    for centre in ((45, 35), (0, 0), (89, 3), (10, 69), (radius, radius)):
+        window = Window.around(grid, centre, radius)
+        table = _visible(grid, window)
+        swept = _sweep_visible(_blocking(grid, window), window)
+        assert table.shape == swept.shape == (window.y1 - window.y0, window.x1 - window.x0)
+        assert np.array_equal(table, swept), centre
+
+
+def test_big_cones_reach_the_wedge_with_line_of_effect_r_shape_1():
+    """R-SHAPE-1: a cone of range 200 on a 50x40 map (the window cut to the map, the
+    cone's 45-degree test worked out on it alone) reaches exactly the cells within 45
+    degrees of the aim that have line of effect, as its small-range form would."""
+    rng = np.random.default_rng(11)
+    grid = _random_grid(rng, 50, 40)
+    origin = (20, 17)
+    grid.terrain[origin[1], origin[0]] = Terrain.FLOOR
+    grid.shut[origin[1], origin[0]] = False
+    for aim in ((49, 17), (25, 39), (0, 0), (21, 39), (3, 5)):
+        result = resolve_shape(grid, "cone", origin, aim, range_=200, radius=0,
+                               caster=CASTER, spawn_of=spawn_identity)
+        ax, ay = aim[0] - origin[0], aim[1] - origin[1]
+        expected = []
+        for y in range(grid.height):
+            for x in range(grid.width):
+                vx, vy = x - origin[0], y - origin[1]
+                dot = ax * vx + ay * vy
+                if (dot > 0 and 2 * dot * dot >= (ax * ax + ay * ay) * (vx * vx + vy * vy)
+                        and line_of_effect(grid, origin, (x, y))):
+                    expected.append((x, y))
+        assert list(result.area) == expected, aim
+
+
+@pytest.mark.parametrize("shape", ["burst", "cone"])
+def test_a_radius_past_the_map_costs_no_more_than_the_map_r_shape_1(shape):
+    """R-SHAPE-1: a burst of radius 1,000 (or a cone of range 1,000) on a 40x30 map
+    reaches what one of radius 40 reaches, and allocates no more than the map's worth of
+    memory (a table of the cells between for radius 1,000 was 29.8 GiB; radius 300's
+    864 MB and 33 s): its peak is within 4 MB, however big the radius."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    grid = _random_grid(rng, 40, 30)
+    grid.terrain[12, 17] = Terrain.FLOOR
+    grid.shut[12, 17] = False
+
+    def reach(size: int) -> ShapeResult:
+        return resolve_shape(grid, shape, (17, 12), (30, 20), range_=size, radius=size,
+                             caster=CASTER, spawn_of=spawn_identity)
+
+    small = reach(40)
+    tracemalloc.start()
+    try:
+        big = reach(1000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert big.area == small.area and big.area
+    assert peak < 4 * 2**20, peak

@@ -175,7 +175,7 @@ def burst_centre(grid: Grid, origin: Cell, aim: Cell, range_: int) -> Cell:
 TABLE_RADIUS = 32
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Window:
     """The part of the (2r+1)^2 square around `centre` that lies on the map: columns
     x0..x1-1 and rows y0..y1-1 (absolute). Every mask over it is indexed [y - y0, x - x0]."""
@@ -261,7 +261,10 @@ def _visible(grid: Grid, window: Window) -> np.ndarray:
     side = 2 * radius + 1
     blocking = np.zeros(side * side + 1, dtype=bool)  # + the never-blocking sentinel
     rows, cols = window.square_slice()
-    blocking[:-1].reshape(side, side)[rows, cols] = _blocking(grid, window)
+    on_map = blocking[:-1].reshape(side, side)[rows, cols]
+    grid_rows, grid_cols = slice(window.y0, window.y1), slice(window.x0, window.x1)
+    np.equal(grid.terrain[grid_rows, grid_cols], _WALL, out=on_map)
+    on_map |= grid.shut[grid_rows, grid_cols]
     seen = ~np.logical_or.reduce(blocking[_between_table(radius)], axis=0)
     return seen.reshape(side, side)[rows, cols]
 
