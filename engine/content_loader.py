@@ -212,7 +212,11 @@ def _parse_defaults() -> tuple[dict[str, Any], dict[str, str]]:
 
 
 def _parse_kinds(text: str, source: str, seen: Mapping[str, Any]) -> dict[str, Any]:
-    data = parse_toml(text, source)
+    return check_kinds(parse_toml(text, source), source, seen)
+
+
+def check_kinds(data: dict[str, Any], source: str, seen: Mapping[str, Any]) -> dict[str, Any]:
+    """A content file's parsed tables, each a known kind not already in `seen`."""
     for kind in data:
         if kind not in NAMED_KINDS and kind not in SINGLE_KINDS:
             raise ContentError(f"{source}: [{kind}]: unknown content kind")
@@ -314,8 +318,12 @@ def dice_problem(text: str | int, limits: Any) -> str | None:
 
 def check_file(path: str | Path) -> Content:
     """Validate a content file layered over the defaults (for `affray check`)."""
-    raw = load_content_file(path)
-    return default_content().layered(raw, str(path), prefix="")
+    return check_tables(load_content_file(path), str(path))
+
+
+def check_tables(raw: dict[str, Any], source: str) -> Content:
+    """Validate a content file's parsed tables layered over the defaults."""
+    return default_content().layered(check_kinds(raw, source, {}), source, prefix="")
 
 
 # -- cross references -------------------------------------------------------------------
