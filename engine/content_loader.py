@@ -22,6 +22,7 @@ from affray.defs import (
     ARMOR_COLUMNS,
     DEFENCE_NAMES,
     HARD_LIMITS,
+    INT32_MAX,
     POSITIONS,
     SHAPES,
     CreatureTemplate,
@@ -340,8 +341,8 @@ def check_references(content: Content) -> None:
     def bounded(kind: str, name: str, field_name: str, value: int, low: int, high: int,
                 knob: str, why: str = "") -> None:
         need(low <= value <= high, kind, name, field_name,
-             f"{value} is outside {low}..{high} (the bound in content world.limits.{knob}"
-             f"{why})")
+             f"{_shown(value)} is outside {low}..{high} (the bound in content "
+             f"world.limits.{knob}{why})")
 
     dmg = content.damage
     limits = content.world.limits
@@ -357,6 +358,10 @@ def check_references(content: Content) -> None:
                 "max_hardness")
         for bit in material.vuln:
             need(bit in content.bits, "materials", name, "vuln", f"unknown immunity bit {bit!r}")
+    for name, profession in content.professions.items():  # R-HIT-1, R-HIT-2
+        for knob in ("thac00", "thac32"):
+            bounded("professions", name, knob, getattr(profession, knob), -limits.max_roll,
+                    limits.max_roll, "max_roll")
     for name, item in content.items.items():
         need(item.class_ in content.item_classes, "items", name, "class",
              f"unknown item class {item.class_!r}")
@@ -450,6 +455,14 @@ def check_references(content: Content) -> None:
             need(False, "creatures", name, field_name, message)
 
 
+def _shown(value: int) -> str:
+    """A number for a message: whole, or its first digits and length when it is long
+    (a typo of 400 nines should not fill the terminal)."""
+    text = str(value)
+    digits = len(text.lstrip("-"))
+    return text if digits <= 24 else f"{text[:12]}... ({digits} digits)"
+
+
 # The largest numerator or denominator of the critical multiplier (R-HIT-5): a blow's
 # damage times it stays far inside the vectorised round's 64-bit columns.
 MAX_MULTIPLIER_TERM = 1_000
@@ -489,6 +502,10 @@ def _check_configs(content: Content, need: Any, bounded: Any) -> None:
     for knob, value in (("stun.tick_pulses", fight.stun.tick_pulses),
                         ("movement.tick_pulses", fight.movement.tick_pulses)):
         bounded("fight", "", knob, value, 1, limits.max_pulses, "max_pulses")
+    for knob in ("player_min", "max_move"):  # movement points: 32-bit, as a creature's
+        value = getattr(fight.movement, knob)
+        need(value <= INT32_MAX, "fight", "", f"movement.{knob}",
+             f"{_shown(value)} is more than 2147483647: movement points are 32-bit")
     chain = world.chain_lightning
     need(chain.per >= 1, "world", "", "chain_lightning.per", "must be 1 or more")
     need(0 <= chain.low <= chain.high, "world", "", "chain_lightning",
@@ -505,12 +522,13 @@ def _check_configs(content: Content, need: Any, bounded: Any) -> None:
 
 def _check_limits(content: Content, need: Any) -> None:
     """Each limit is 1 or more, and no more than what holds the numbers it bounds
-    (`HARD_LIMITS`: a max_pulses past 2**31 - 1 would let lag overflow its array)."""
+    (`HARD_LIMITS`, else 2**31 - 1: a max_pulses past it would let lag overflow its
+    array, a max_stack past it a stack's count overflow the floor-loss draw)."""
     limits = content.world.limits
     for limit in msgspec.structs.fields(limits):
         value = getattr(limits, limit.name)
         need(value >= 1, "world", "", f"limits.{limit.name}", f"must be 1 or more, got {value}")
-        cap, why = HARD_LIMITS.get(limit.name, (None, ""))
-        if cap is not None:
-            need(value <= cap, "world", "", f"limits.{limit.name}",
-                 f"{value} is more than {cap}: {why}")
+        cap, why = HARD_LIMITS.get(limit.name, (INT32_MAX, "the engine's columns of "
+                                                "creature and item numbers are 32-bit"))
+        need(value <= cap, "world", "", f"limits.{limit.name}",
+             f"{_shown(value)} is more than {cap}: {why}")

@@ -176,6 +176,10 @@ def regained_move(move: Any, ticks: Any, level: Any, player: Any, player_min: in
     at the cap already, what it has. Ints or arrays: `refresh_move` and the vectorised
     round's `volley.refresh_moves`."""
     gain = select(player, maximum(player_min, level), level)
+    # No more ticks than the points missing: each tick gains 1 or more, or nothing at
+    # all, so the result is the same, and ticks x gain stays within the vectorised
+    # round's 64-bit columns after a long idle jump (2**62 pulses x level 1,000 wraps).
+    ticks = minimum(ticks, max_move - move)
     return select((ticks > 0) & (move < max_move), minimum(max_move, move + ticks * gain),
                   move)
 
