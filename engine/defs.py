@@ -467,6 +467,9 @@ class LimitsConfig(Def, frozen=True, kw_only=True):
     max_creatures: int = 200_000
     max_items: int = 200_000
     max_map_cells: int = 16_777_216
+    max_doors: int = 200_000
+    max_water_bodies: int = 200_000
+    max_actions: int = 1_000_000
 
 
 # knob -> (the most it may be, what holds the numbers it bounds).

@@ -183,22 +183,22 @@ def file_kind(data: dict[str, Any], source: str) -> str:
 
 # A `[[creatures]]` or `[[items]]` table header at the start of a line.
 _HEADER = {kind: re.compile(rf"^[ \t]*\[\[[ \t]*{kind}[ \t]*\]\]", re.MULTILINE)
-           for kind in ("creatures", "items")}
-_COUNTED = (("creatures", "max_creatures"), ("items", "max_items"))
+           for kind in ("creatures", "items", "actions")}
+_COUNTED = (("creatures", "max_creatures"), ("items", "max_items"), ("actions", "max_actions"))
 
 
 def _count_problem(kind: str, count: int, limits: LimitsConfig) -> str | None:
-    """Why a scenario holds too many creatures or item entries, or None."""
+    """Why a scenario holds too many creatures, item entries or actions, or None."""
     knob = dict(_COUNTED)[kind]
     bound = getattr(limits, knob)
     if count <= bound:
         return None
     return (f"{count} {kind}, more than {bound} (the bound in content world.limits.{knob}; "
-            f"raise it in [content.world.limits] for a bigger battle)")
+            f"a file may raise it in [content.world.limits])")
 
 
 def _precount(text: str, source: str, limits: LimitsConfig) -> None:
-    """Refuse a file with too many `[[creatures]]` or `[[items]]` entries from its text,
+    """Refuse a file with too many `[[creatures]]`, `[[items]]` or `[[actions]]` from its text,
     before the TOML parse (the heavy part of loading a million creatures: most of its
     time and memory). Only when the file does not set the limit itself; otherwise, and
     for entries written as inline arrays, `_check_counts` counts the parsed tables."""
@@ -213,7 +213,7 @@ def _precount(text: str, source: str, limits: LimitsConfig) -> None:
 
 
 def _check_counts(raw: dict[str, Any], source: str, limits: LimitsConfig) -> None:
-    """Refuse too many creatures or item entries in parsed tables, before they are
+    """Refuse too many creatures, item entries or actions in parsed tables, before they are
     converted and built: `limits` with the file's own [content.world.limits] over it."""
     inline = raw.get("content", {})
     inline = inline.get("world", {}) if isinstance(inline, dict) else {}
@@ -298,6 +298,7 @@ def _grid_from_map(spec: MapSpec, content: Content, source: str
     terrain = np.zeros(points.shape, dtype=np.uint8)
     ice = np.zeros(points.shape, dtype=np.int16)
     doors: list[tuple[tuple[int, int], Door]] = []
+    door_cells, most_doors = 0, content.world.limits.max_doors
     for point in np.unique(points).tolist():
         symbol = chr(point)
         cells = points == point
@@ -311,6 +312,10 @@ def _grid_from_map(spec: MapSpec, content: Content, source: str
             ice[cells] = content.world.ice_cm
         if door_state is not None:
             ys, xs = np.nonzero(cells)
+            door_cells += len(xs)
+            if door_cells > most_doors:  # each door is an entity: refused before any is made
+                raise ScenarioError(f"{source}: map.rows: more than {most_doors} doors (the "
+                                    f"bound in content world.limits.max_doors)")
             doors.extend(((int(x), int(y)), Door(state=door_state, locked=locked,
                                                  trapped=trapped))
                          for y, x in zip(ys.tolist(), xs.tolist(), strict=True))
@@ -484,13 +489,18 @@ def _assemble_world(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: 
     _check_top(spec, source)
     base = content or default_content()
     content = base.layered(spec.content, source)
-    for kind in ("creatures", "items"):  # before any of them is built (R-ENG-1)
+    for kind, _knob in _COUNTED:  # before any of them is built (R-ENG-1)
         problem = _count_problem(kind, len(getattr(spec, kind)), content.world.limits)
         if problem:
             raise ScenarioError(f"{source}: field '{kind}': {problem}")
     grid, legend, doors = _grid_from_map(spec.map, content, source)
+    _labels, bodies = grid.label_water()  # R-GRID-5; each body is an entity of the World
+    if bodies > content.world.limits.max_water_bodies:
+        raise ScenarioError(f"{source}: map.rows: {bodies} bodies of water, more than "
+                            f"{content.world.limits.max_water_bodies} (the bound in content "
+                            f"world.limits.max_water_bodies)")
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
-                  legend=legend)
+                  legend=legend, water_bodies=bodies)
     world.enter()  # for the build; the caller's esper world comes back after it
     world.content_overlay = raw.get("content", {})
     world.vectorise = spec.vectorise
@@ -632,6 +642,10 @@ def _add_items(world: World, spec: ScenarioFile, source: str) -> None:
         if grid.terrain[item.at[1], item.at[0]] == Terrain.WALL:
             raise ScenarioError(f"{where}, field 'at': {list(item.at)} is a wall")
         stack = content.world.limits.max_stack
+        if item.count != 1 and content.item_class_is(content.items[item.item].class_,
+                                                      "container"):
+            raise ScenarioError(f"{where}, field 'count': a container is one chest (its "
+                                f"`contents` are what it holds), got {item.count}")
         if not 1 <= item.count <= stack:
             raise ScenarioError(f"{where}, field 'count': must be 1..{stack} (the bound in "
                                 f"content world.limits.max_stack), got {item.count}")
