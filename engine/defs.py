@@ -481,7 +481,7 @@ HARD_LIMITS: dict[str, tuple[int, str]] = {
     "max_map_cells": (INT32_MAX, "the grid's water labels are 32-bit"),
     # R-SHAPE-1: the cone's exact test squares products of range-sized numbers in 64 bits,
     # and line of effect compares slopes of range-sized fractions as floats.
-    "max_range": (2**15, "the cone's exact test squares range-sized products in 64 bits"),
+    "max_range": (2**14, "the cone's exact test squares range-sized products in 64 bits"),
     # Each die of a roll is a draw of its own (Rng.dice): a million dice a blow is a hang.
     "max_dice_count": (10_000, "each die is a draw of its own"),
 }

@@ -35,6 +35,8 @@ class Terrain(IntEnum):
 
 
 TERRAIN_NAMES = {t: t.name.lower() for t in Terrain}
+# The thickest ice a cell holds, in cm: the int16 array's top (R-TERR-2).
+ICE_CM_MAX = int(np.iinfo(np.int16).max)
 
 
 def chebyshev(a: tuple[int, int], b: tuple[int, int]) -> int:
@@ -111,7 +113,13 @@ class Grid:
                 yield nx, ny
 
     def set_terrain(self, x: int, y: int, terrain: Terrain, ice_cm: int = 0) -> None:
-        """Change a cell's terrain and mark the water bodies stale (R-TERR-4)."""
+        """Change a cell's terrain and mark the water bodies stale (R-TERR-4). Ice is
+        0..ICE_CM_MAX cm thick, what the int16 array holds (content bounds world.ice_cm
+        by world.limits.max_ice_cm, itself at most this): ValueError past it, never a
+        wrapped or clipped thickness."""
+        if terrain == Terrain.ICE and not 0 <= ice_cm <= ICE_CM_MAX:
+            raise ValueError(f"ice is 0..{ICE_CM_MAX} cm thick (the grid's int16 array), "
+                             f"got {ice_cm}")
         self.terrain[y, x] = terrain
         self.ice_cm[y, x] = ice_cm if terrain == Terrain.ICE else 0
         self.dirty = True

@@ -315,7 +315,7 @@ def _octant_visible(walls: np.ndarray) -> np.ndarray:
 
     Slopes are compared as floats: two distinct fractions with denominators up to 2U differ
     by at least 1 / (4 U^2), far above float64's rounding for U up to 2**20 (U is at most
-    the radius, and world.limits.max_range at most 2**15), and equal fractions round to
+    the radius, and world.limits.max_range at most 2**14), and equal fractions round to
     equal floats, so the order and the ties are exact.
     """
     along, across = walls.shape[0] - 1, walls.shape[1] - 1
