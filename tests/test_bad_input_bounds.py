@@ -275,14 +275,17 @@ def test_lag_past_the_column_saturates_at_its_top_r_lag_4_r_stat_2(make_world):
     assert world.wait_of("a") == 2**31 - 2
 
 
-def test_a_daze_past_the_column_saturates_r_lag_4(make_world):
-    """R-LAG-4: a spell's daze of 2**31 - 1 on a creature already dazed by it is still
-    2**31 - 1 (the raise keeps the larger and stops at the column's top)."""
-    world = make_world(pair(extra=spell('daze = 2147483647\nsave = "none"')
-                            + limits("max_pulses = 2147483647")
-                            + '[[actions]]\nactor = "a"\ncast = "zap"\ntarget = "b"\n'))
-    world.tick()
-    assert world.daze_of("b") == 2**31 - 1
+def test_lag_counted_in_rounds_saturates_too_r_lag_4(make_world):
+    """R-LAG-4: the combat-round setter's rounds x round length (setWaitViolence) past
+    the 32-bit column stops at its top, for wait and daze alike, and never lowers."""
+    from affray.systems.rules.lag import LAG_MAX, raise_lag_rounds
+
+    world = make_world(pair())
+    sheet = world.sheet("b")
+    assert raise_lag_rounds(world, sheet, "daze", 2**40, own=False) == LAG_MAX
+    assert raise_lag_rounds(world, sheet, "wait", 2**33, own=False) == LAG_MAX
+    assert raise_lag_rounds(world, sheet, "wait", 1, own=False) == LAG_MAX
+    assert (world.wait_of("b"), world.daze_of("b")) == (2**31 - 1, 2**31 - 1)
 
 
 def test_a_living_creature_may_start_helpless_but_not_dead(make_world):
