@@ -35,6 +35,12 @@ NonNegative = Annotated[float, msgspec.Meta(ge=0.0)]
 Positive = Annotated[float, msgspec.Meta(gt=0.0)]
 Share = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 Percent = Annotated[int, msgspec.Meta(ge=0, le=100)]
+# The armor model's weights and powers (R-HIT-2..9): a weight past 1,000 or a power past
+# 16 turns every number of the model into an infinity (a hit chance of NaN) or an
+# overflow (acc^hit_pow, armor^dr_pow in the vectorised round's exact cut), where the
+# defaults are 0.2..2 and powers of 1 or 2 already span every useful curve.
+Weight = Annotated[float, msgspec.Meta(ge=0.0, le=1000.0)]
+Power = Annotated[float, msgspec.Meta(gt=0.0, le=16.0)]
 FacesOf20 = Annotated[int, msgspec.Meta(ge=0, le=20)]
 
 
@@ -301,22 +307,23 @@ class ArmorModel(Def, frozen=True, kw_only=True):
     levels not negative, powers above 0 (0 would make every chance or cut a constant, a
     negative one turn it around), the hit chance's clamp a share with floor <= cap, a
     blind attacker's evasion factor at least 1 (blindness never helps). dr_cap may exceed
-    100: R-HIT-9 caps every cut at 99% whatever it says."""
+    100: R-HIT-9 caps every cut at 99% whatever it says. Weights and the blind factor are
+    at most 1,000, powers at most 16 (`Weight`, `Power`): past them the numbers overflow."""
 
-    base_w: NonNegative
-    hit_pow: Positive
-    ev_level: NonNegative
-    ev_dex: NonNegative
+    base_w: Weight
+    hit_pow: Power
+    ev_level: Weight
+    ev_dex: Weight
     p_floor: Share
     p_cap: Share
-    blind_factor: Annotated[float, msgspec.Meta(ge=1.0)]
-    armor_use_bonus: NonNegative
-    dr_level: NonNegative
-    dr_pierce: NonNegative
-    dr_pow: Positive
+    blind_factor: Annotated[float, msgspec.Meta(ge=1.0, le=1000.0)]
+    armor_use_bonus: Weight
+    dr_level: Weight
+    dr_pierce: Weight
+    dr_pow: Power
     dr_cap: NonNegative
-    spell_factor: NonNegative
-    spell_pierce_level: NonNegative
+    spell_factor: Weight
+    spell_pierce_level: Weight
 
     def __post_init__(self) -> None:
         require_finite(self)

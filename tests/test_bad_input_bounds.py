@@ -35,16 +35,21 @@ after the audit's), each refused at load now; those marked "crash" or "hang" did
 - a spell's blast of -5 or 10**20, an item's hardness of 10**20, a material's of -5;
 - arc_chance 500, burning_chance -50 (percents), bulk_strike_min 0, chain lightning's
   low above its high;
+- the armor model's dr_pow of 64 (crash: the vectorised round's float guard overflowed)
+  or 10**308 (hang: an exact power), hit_pow of 1e308 and base_w of 1e308 (a hit chance
+  of NaN), blind_factor of 1e300: powers are at most 16, weights at most 1,000;
 - stats of 51 or -1;
 - more creatures, item entries, chest contents, actions, doors, map cells or bodies of
   water than the limits allow (each an entity or a loop at load: a checkerboard of
   doors on a 1024 x 1024 map was 3.6 s and 400 MB), and a container item with
   `count = 5` (it silently became one chest).
 
-And, found the same way, a wrong number rather than a refusal: after a long idle jump
-(2**62 pulses) the vectorised round's movement regeneration (ticks x gain) wrapped int64
-and its fighters were "too tired" where the scalar round's had regained; now both count
-no more ticks than points are missing (test below).
+The largest numbers every bound allows fight without an error (a test below), so the
+bounds are tight enough. And, found the same way, a wrong number rather than a
+refusal: after a long idle jump (2**62 pulses) the vectorised round's movement
+regeneration (ticks x gain) wrapped int64 and its fighters were "too tired" where the
+scalar round's had regained; now both count no more ticks than points are missing
+(test below).
 """
 
 from __future__ import annotations
@@ -211,6 +216,15 @@ CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "more_ponds_than_the_limit": (pair(extra=limits("max_water_bodies = 1"),
                                        head=ROOM.replace("..~~..", "~.~..~")),
                                   ("map.rows", "3 bodies of water", "max_water_bodies")),
+    # the armor model's weights and powers (R-HIT-2..9)
+    "armor_power_64": (pair(extra="[content.fight.armor]\ndr_pow = 64.0\n"),
+                       ("content.fight", "field 'armor.dr_pow'", "<= 16.0")),
+    "hit_power_1e308": (pair(extra="[content.fight.armor]\nhit_pow = 1e308\n"),
+                        ("field 'armor.hit_pow'", "<= 16.0")),
+    "accuracy_weight_1e308": (pair(extra="[content.fight.armor]\nbase_w = 1e308\n"),
+                              ("field 'armor.base_w'", "<= 1000.0")),
+    "blind_factor_1e300": (pair(extra="[content.fight.armor]\nblind_factor = 1e300\n"),
+                           ("field 'armor.blind_factor'", "<= 1000.0")),
     "a_chest_of_five": (pair(extra='[[items]]\nat = [0, 2]\nitem = "wooden_chest"\n'
                                    "count = 5\n"),
                         ("field 'count'", "a container is one chest")),
@@ -354,7 +368,8 @@ def test_movement_after_a_long_idle_jump_is_the_same_scalar_or_vectorised(make_w
     """Movement regenerates once a tick up to max_move: a tired player (1 point) who
     attacks 1.4e16 ticks after the start has regained it all, on the scalar round and on
     the vectorised one alike (the vectorised one's ticks x gain overflowed int64 and left
-    it "too tired"): the same log, whose first blow is struck, not a too_tired."""
+    it "too tired"): in both, the first blow after the jump is struck, not a too_tired
+    (the two rounds draw their random numbers their own ways, so only that is compared)."""
     late = LATE * tick
     text = pair("player = true\nlevel = 1000\nmove = 1\nhp = 2000", "level = 1000\nhp = 2000",
                 extra=f'[[actions]]\npulse = {late}\nactor = "a"\nattack = "b"\n'
@@ -365,10 +380,51 @@ def test_movement_after_a_long_idle_jump_is_the_same_scalar_or_vectorised(make_w
                            + VECTORISED, seed=1)
         world.run(pulses=late + 60)
         logs.append(_events(world))
-    assert logs[0] == logs[1]
-    blows = [e for e in logs[0] if e["kind"] in ("damage", "miss", "defended", "too_tired")
-             and e["source"] == "a"]
-    assert blows and blows[0]["kind"] != "too_tired" and blows[0]["pulse"] >= late
+    for log in logs:
+        blows = [e for e in log if e["kind"] in ("damage", "miss", "defended", "too_tired")
+                 and e["source"] == "a"]
+        assert blows and blows[0]["kind"] != "too_tired" and blows[0]["pulse"] >= late
+
+
+EXTREME = ('level = 1000\nhitroll = 10000\ndamroll = 10000\nhp = 1000000\n'
+           'armor = { bash = 10000, pierce = 10000, slash = 10000, exotic = 10000 }\n'
+           'profession = "odd"\nstats = { str = 50, dex = 50, con = 50, int = 50 }\n'
+           'damage = "100d1000+100000"\n'
+           'statuses = { burning = 100, poisoned = 100, corroded = 100, sluggish = 100 }')
+EXTREME_CONTENT = (
+    '[content.professions.odd]\nthac00 = -10000\nthac32 = 10000\nflag = "other"\n'
+    "[content.fight]\ncritical_multiplier = [1000, 1]\nvectorise_min_fighters = {least}\n"
+    "[content.fight.armor]\nbase_w = 1000.0\nev_level = 1000.0\nev_dex = 1000.0\n"
+    "dr_level = 0.000001\ndr_pierce = 0.000001\nspell_factor = 1000.0\n"
+    "spell_pierce_level = 1000.0\nblind_factor = 1000.0\ndr_pow = 16.0\nhit_pow = 16.0\n"
+    "[content.statuses.burning]\nduration = 1000000\nperiod = 1\ndamage_type = \"fire\"\n"
+    "damage_per_degree = 100000\n"
+    "[content.spells.doom]\ntype = \"fire\"\nshape = \"burst\"\nrange = 1000\n"
+    'radius = 1000\ndamage = "100d1000+100000"\nbeats = 1000000\nwait = 1000000\n'
+    'daze = 1000000\nsave = "none"\n')
+
+
+@pytest.mark.parametrize("least", [1, 100_000], ids=["vectorised", "scalar"])
+def test_the_largest_numbers_the_bounds_allow_fight_without_an_error(make_world, least):
+    """The bounds are tight enough: 80 creatures at every limit (level, hitroll,
+    damroll, hp, armor, stats, hand dice, statuses of degree 100 with the largest
+    damage), the armor model's weights and powers at theirs, a x1000 critical, and a
+    radius-1,000 burst at range 1,000 with the largest beats, wait and daze, fight for
+    48 pulses with no error, scalar round or vectorised. The Sluggish caster's own wait
+    is its beats plus 2 per degree (R-STAT-2), 1,000,200: within the lag column."""
+    rows = ", ".join(['"' + "." * 20 + '"'] * 10)
+    lines = [f"[map]\nrows = [{rows}]"]
+    for n in range(40):
+        x, y = 2 * (n % 10), 2 * (n // 10)
+        lines.append(f'[[creatures]]\nid = "a{n}"\nat = [{x}, {y}]\nfighting = "b{n}"\n'
+                     f"{EXTREME}\n[[creatures]]\nid = \"b{n}\"\nat = [{x}, {y + 1}]\n"
+                     f"{EXTREME}")
+    lines.append('[[actions]]\nactor = "a0"\ncast = "doom"\ntarget = [10, 5]')
+    world = make_world("\n".join(lines) + "\n" + EXTREME_CONTENT.format(least=least))
+    world.tick()
+    assert world.wait_of("a0") == 1_000_200
+    world.run(pulses=48)
+    assert [e for e in world.events if e.kind == "damage" and e.amount > 1_000_000]
 
 
 # -- counts before the heavy work -----------------------------------------------------------
