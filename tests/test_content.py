@@ -136,3 +136,18 @@ def test_a_creature_takes_its_templates_fields_and_overrides_them(make_world):
     assert equipment.wield == "long_sword"
     assert [piece.item for piece in equipment.worn] == ["chain_mail", "wooden_shield"]
     assert world.component("w", Defense).armor_bash == 0  # its own; worn pieces add at a blow
+
+
+def test_the_limits_in_content_are_the_code_s_defaults_and_fit_their_arrays(content):
+    """R-ENG-1: content/world.toml's [world.limits] restates LimitsConfig's defaults
+    (a World built without the file gets the same bounds), and each is within what holds
+    the numbers it bounds (defs.HARD_LIMITS, else 2**31 - 1)."""
+    import msgspec
+
+    from affray.defs import HARD_LIMITS, INT32_MAX, LimitsConfig
+
+    assert content.world.limits == LimitsConfig()
+    for field in msgspec.structs.fields(LimitsConfig):
+        value = getattr(content.world.limits, field.name)
+        assert 1 <= value <= HARD_LIMITS.get(field.name, (INT32_MAX, ""))[0], field.name
+    assert content.world.limits.max_creatures >= 100_000  # the big battles of issue 12
