@@ -447,7 +447,8 @@ def test_check_says_which_kind_of_file_it_read(tmp_path, capsys, case):
 
 
 def test_check_and_run_of_a_save_say_it_is_a_save(tmp_path, capsys):
-    """A save given to `check` or `run` (which read TOML) says what it is."""
+    """A save given to `check` (which reads TOML) says what it is; `run` continues it
+    (issue 23: `affray run SAVE`)."""
     from conftest import duel_text, world_from_text
 
     world = world_from_text(duel_text())
@@ -455,6 +456,7 @@ def test_check_and_run_of_a_save_say_it_is_a_save(tmp_path, capsys):
         world.save(str(tmp_path / "fight.sav"))
     finally:
         world.close()
-    for command in ("check", "run"):
-        assert cli_main([command, str(tmp_path / "fight.sav")]) == 1
-        assert "an affray save, not a TOML file" in capsys.readouterr().err
+    assert cli_main(["check", str(tmp_path / "fight.sav")]) == 1
+    assert "an affray save, not a TOML file" in capsys.readouterr().err
+    assert cli_main(["run", str(tmp_path / "fight.sav")]) == 0
+    assert "-- duel:" in capsys.readouterr().out
