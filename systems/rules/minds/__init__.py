@@ -15,13 +15,16 @@ the mind's memory (`Mind`), and a registered mind must be registered again befor
 load (a SaveError names it otherwise).
 
 Time (R-MIND-7): a mind that found nothing to do is not asked again until something
-happens (the event log grows) or a time it named comes (`Mind.wake`: the next round's
-wimpy check, the next cast): `next_pulse` tells `World.run` the first pulse a mind may
-act, so idle pulses are still jumped and a world whose minds have nothing left to do
-settles. Minds draw only from the world's generator, in spawn order (R-MIND-7).
+happens or a time it named comes (`Mind.wake`: the next round's wimpy check, the next
+cast): `next_pulse` tells `World.run` the first pulse a mind may act, so idle pulses are
+still jumped and a world whose minds have nothing left to do settles. "Something
+happens" is read from `mark`: the event log grew, or a game added a creature (or an
+item) with `World.add_creature`, which logs no event. The `settled` event is no
+happening (`after_settled`). Minds draw only from the world's generator, in spawn order
+(R-MIND-7).
 
 Reads every minded creature's sheet and `Mind`, `World.lag`, `World.events` (its
-length), the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
+length), `World.spawned`, the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
 actions it runs, whatever those write.
 """
 
@@ -109,7 +112,6 @@ def act(world: World) -> None:
         return
     wait = world.lag.wait
     sheets = world.sheets
-    events = world.events
     pulse = world.pulse
     actors = set(world.ready).union(e for e in minded if wait[sheets[e].creature.slot] == 0)
     for entity in sorted(actors, key=_spawn_of(world)):
@@ -118,9 +120,28 @@ def act(world: World) -> None:
             run_queued(world, (entity,))
             continue
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
-                or _idle(sheet, len(events), pulse)):
+                or _idle(sheet, mark(world), pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
         think(world, sheet)
+
+
+def mark(world: World) -> int:
+    """What an idle mind compares to know that something happened since it rested: the
+    log's length plus `World.spawned` (creatures and items ever added). Both only grow
+    while a world runs, so the sum changes exactly when either does; both are saved, so
+    a loaded world's minds rest as the unsaved world's do."""
+    return len(world.events) + world.spawned
+
+
+def after_settled(world: World) -> None:
+    """`World.run(until="settled")` just logged `settled`: a mind that rested before it
+    rests on (nothing happened), so the world stays settled and `next_pulse` stays None."""
+    now = mark(world)
+    sheets = world.sheets
+    for entity in world.minded:
+        mind = sheets[entity].mind
+        if mind.idle_since == now - 1:
+            mind.idle_since = now
 
 
 def _spawn_of(world: World) -> Callable[[int], int]:
@@ -128,9 +149,9 @@ def _spawn_of(world: World) -> Callable[[int], int]:
     return lambda entity: sheets[entity].spawn.number
 
 
-def _idle(sheet: Sheet, log_length: int, pulse: int) -> bool:
+def _idle(sheet: Sheet, now: int, pulse: int) -> bool:
     mind = sheet.mind
-    return mind.idle_since == log_length and (mind.wake < 0 or mind.wake > pulse)
+    return mind.idle_since == now and (mind.wake < 0 or mind.wake > pulse)
 
 
 def think(world: World, sheet: Sheet) -> None:
@@ -156,8 +177,9 @@ def think(world: World, sheet: Sheet) -> None:
 
 
 def _rest(world: World, sheet: Sheet, wake: int) -> None:
-    """Nothing to do: not asked again before the log grows or `wake` comes."""
-    sheet.mind.idle_since = len(world.events)
+    """Nothing to do: not asked again before something happens (`mark`) or `wake`
+    comes."""
+    sheet.mind.idle_since = mark(world)
     sheet.mind.wake = wake
 
 
@@ -192,7 +214,7 @@ def next_pulse(world: World) -> int | None:
     now = world.pulse
     wait = world.lag.wait
     sheets = world.sheets
-    length = len(world.events)
+    length = mark(world)
     best: int | None = None
     for entity in minded:
         sheet = sheets[entity]
@@ -210,6 +232,21 @@ def next_pulse(world: World) -> int | None:
             if best <= now:
                 return now
     return best
+
+
+def check_known_minds(world: World) -> None:
+    """R-MIND-7, on a load: every living creature's mind is one this process runs (a
+    content mind, or a game's registered again), else a SaveError naming the creature
+    and the mind, rather than a creature that silently stops thinking."""
+    from affray.errors import SaveError
+
+    for entity in sorted(world.minded, key=_spawn_of(world)):
+        sheet = world.sheets[entity]
+        name = sheet.mind.name
+        if name is not None and mind_function(world, name) is None:
+            raise SaveError(f"creature {sheet.id!r}: its mind {name!r} is neither a content "
+                            f"mind nor registered (a game's own mind must be registered "
+                            f"with affray.register_mind before the load)")
 
 
 def rebuild_minded(world: World) -> None:

@@ -29,6 +29,16 @@ Cell = tuple[int, int]
 DEFAULT_SIGHT = 8
 
 
+# The walking distance of a cell that no foe can reach: farther than any reachable one.
+UNREACHABLE = 10**9
+
+
+def _far(field: vision.Distances, cell: Cell) -> int:
+    """The walking distance from the nearest root of `field` to `cell`."""
+    value = field.at(cell)
+    return UNREACHABLE if value is None else value
+
+
 class Seen(NamedTuple):
     """A creature as a mind sees it."""
 
@@ -193,24 +203,28 @@ class MindView:
     def away_cell(self) -> Cell | None:
         """R-MIND-5: the neighbouring free cell farthest by walking distance from the foes
         it sees (ties: fewer foes beside it, then R-GRID-2's order), and never one with
-        more foes beside it than it has now; None when there is no such cell."""
+        more foes beside it than it has now. Distances are those of the world after the
+        step: the cell it leaves is free for its foes to walk through. A step that leaves
+        it no better off than it stands (no farther, and beside no fewer foes) is no
+        flee; None when there is no cell that is better."""
         foes = self.foes
         if not foes:
             return None
         roots = tuple(f.at for f in foes)
-        field = vision.distances_from(self._world, (self._sheet.entity, "away"), roots, None)
-        here = self._foes_beside(self.me.at, foes)
-        best: tuple[int, int, Cell] | None = None
+        here = self.me.at
+        field = vision.distances_from(self._world, (self._sheet.entity, "away"), roots,
+                                      None, free=(here,))
+        here_near = self._foes_beside(here, foes)
+        standing = (-_far(field, here), here_near)
+        best: tuple[tuple[int, int], Cell] | None = None
         for cell in self.free_cells():
             near = self._foes_beside(cell, foes)
-            if near > here:
+            if near > here_near:
                 continue
-            value = field.at(cell)
-            far = value if value is not None else 10**9  # no foe can reach it: safest
-            key = (-far, near, cell)
-            if best is None or key[:2] < best[:2]:
-                best = key
-        return None if best is None else best[2]
+            key = (-_far(field, cell), near)
+            if key < standing and (best is None or key < best[0]):
+                best = (key, cell)
+        return None if best is None else best[1]
 
     @staticmethod
     def _foes_beside(cell: Cell, foes: tuple[Seen, ...]) -> int:
