@@ -331,6 +331,22 @@ def test_r_mind_3_a_foe_out_of_sight_is_followed_to_its_last_cell_then_forgotten
     assert world.next_pulse() is None
 
 
+def test_r_mind_3_a_foe_lost_behind_a_pillar_is_walked_to_not_forgotten():
+    """R-MIND-3: the brute's first step, to (4, 2), puts the wall at (2, 3) between it
+    and the hero, who has not moved. It walks on to the cell where it last saw the
+    hero, which the hero still holds, so to beside it: at (3, 2) it sees the hero
+    again, and fights it from (2, 2). (Found by test_minds_properties: the brute took
+    the taken cell for one it could not reach, and forgot the hero at once.)"""
+    world = world_of(["...#.....", ".........", ".........", "..#......"],
+                     [("b", (5, 1), BRUTE), ("hero", (1, 3), PLAYER)])
+    world.tick()
+    assert not view_of(world, "b").sees((1, 3))
+    ticks(world, 6)
+    assert steps(world) == [(0, "b", (5, 1), (4, 2)), (2, "b", (4, 2), (3, 2)),
+                            (4, "b", (3, 2), (2, 2))]
+    assert fights(world)[0] == (6, "b", "hero", "started", "aggressive")
+
+
 # -- R-MIND-4: assist ----------------------------------------------------------------------
 
 GUARD = 'mind = "guard"\nhp = 1000'
@@ -380,6 +396,22 @@ def test_r_mind_4_a_lone_foe_that_fights_no_one_is_left_alone_unless_aggressive(
     else:
         assert list(world.events) == []
         assert world.next_pulse() is None
+
+
+@pytest.mark.parametrize(("mind", "ally_fights", "why"), [
+    ("guard", False, None), ("guard", True, "assist"), ("brute", False, "aggressive")])
+def test_r_mind_4_a_held_creature_strikes_only_what_it_would_walk_to(mind, ally_fights,
+                                                                    why):
+    """R-MIND-3, R-MIND-4: held (it cannot walk), a creature with a foe beside it goes
+    for that foe only as it would if free: a guard leaves a hero who fights no one
+    alone, and joins the fight when the hero fights its side's kobold; a brute goes for
+    any foe. (A held guard used to strike any foe beside it.)"""
+    kobold = 'hp = 1000' + ('\nfighting = "hero"' if ally_fights else "")
+    world = ticks(world_of(OPEN, [
+        ("g", (1, 1), f'mind = "{mind}"\nhp = 1000\naffects = ["held"]'),
+        ("hero", (2, 1), PLAYER), ("k", (3, 1), kobold)]), 3)
+    started = [f for f in fights(world) if f[1] == "g"]
+    assert started == ([] if why is None else [(0, "g", "hero", "started", why)])
 
 
 # -- R-MIND-5: wimpy -----------------------------------------------------------------------

@@ -24,8 +24,8 @@ happening (`after_settled`). Minds draw only from the world's generator, in spaw
 (R-MIND-7).
 
 Reads every minded creature's sheet and `Mind`, `World.lag`, `World.events` (its
-length), `World.spawned`, the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
-actions it runs, whatever those write.
+length), `World.spawned`, the grid (sight, paths); writes `Mind` (memory, idle marks)
+and, through the actions it runs, whatever those write.
 """
 
 from __future__ import annotations

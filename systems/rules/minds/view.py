@@ -148,7 +148,8 @@ class MindView:
 
     def distance(self, target: str | Seen | Cell) -> int | None:
         """Walking distance to a creature it sees (to stand beside it and strike: 1 when
-        beside) or to a cell (to stand on it); None when no path."""
+        beside) or to a cell (to stand on it; to beside it when someone stands there, as
+        on a creature's); None when no path."""
         cell, creature = self._goal(target)
         if cell is None:
             return None
@@ -160,8 +161,10 @@ class MindView:
         return None
 
     def step_toward(self, target: str | Seen | Cell) -> Cell | None:
-        """The first step of a shortest path to a creature (to beside it) or a cell;
-        None when beside it already, at the cell, or no path."""
+        """The first step of a shortest path to a creature (to beside it) or a cell (to
+        it; to beside it when someone stands there: the cell a foe was last seen on,
+        R-MIND-3, may still hold it); None when beside it already, at the cell, or no
+        path."""
         cell, creature = self._goal(target)
         if cell is None or cell == self.me.at:
             return None
@@ -179,14 +182,18 @@ class MindView:
         return None
 
     def _goal(self, target: str | Seen | Cell) -> tuple[Cell | None, bool]:
-        """(cell, is a creature's): an id of a creature it sees, a creature's record
-        (seen or not: one in a fight it sees), or a cell."""
+        """(cell, walked to beside it): an id of a creature it sees, a creature's record
+        (seen or not: one in a fight it sees), or a cell (beside it when taken)."""
         if isinstance(target, Seen):
             return target.at, True
         if isinstance(target, str):
             seen = self.creature(target)
             return (seen.at if seen is not None else None), True
-        return (int(target[0]), int(target[1])), False
+        cell = (int(target[0]), int(target[1]))
+        grid = self._world.grid
+        taken = (cell != self.me.at and grid.in_bounds(*cell)
+                 and bool(grid.occupant[cell[1], cell[0]]))
+        return cell, taken
 
     def free_cells(self) -> list[Cell]:
         """The neighbouring cells it could step to, in R-GRID-2's order."""
