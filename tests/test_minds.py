@@ -347,6 +347,23 @@ def test_r_mind_3_a_foe_lost_behind_a_pillar_is_walked_to_not_forgotten():
     assert fights(world)[0] == (6, "b", "hero", "started", "aggressive")
 
 
+def test_r_act_1_r_mind_3_struck_from_afar_a_mind_closes_in_on_its_attacker():
+    """R-ACT-1, R-MIND-3: a sentry (neither aggressive nor assisting) struck by a magic
+    missile from 5 cells off takes the caster as its target: it walks up from the next
+    pulse and fights it (`fight` why attacked), and the snapshot shows both fights."""
+    world = world_of(OPEN, [("hero", (1, 1), PLAYER), ("s", (6, 1), 'mind = "sentry"\nhp = 1000')])
+    world.submit(affray.Cast(actor="hero", spell="magic_missile", target="s"))
+    ticks(world, 10)
+    assert steps(world) == [(1, "s", (6, 1), (5, 1)), (3, "s", (5, 1), (4, 1)),
+                            (5, "s", (4, 1), (3, 1)), (7, "s", (3, 1), (2, 1))]
+    assert fights(world) == [(9, "s", "hero", "started", "attacked"),
+                             (9, "hero", "s", "started", "attacked")]
+    shown = world.snapshot()["creatures"]
+    assert {key: shown["s"][key] for key in ("side", "mind", "fighting", "position")} == {
+        "side": "npcs", "mind": "sentry", "fighting": "hero", "position": "fighting"}
+    assert (shown["hero"]["mind"], shown["hero"]["fighting"]) == (None, "s")
+
+
 # -- R-MIND-4: assist ----------------------------------------------------------------------
 
 GUARD = 'mind = "guard"\nhp = 1000'
@@ -656,9 +673,9 @@ CHASE = scenario(["############",
     ("mage", (1, 4), 'player = true\nhp = 120\nmind = "hero_caster"\n'
                      'skills = { spark = 90, magic_missile = 90 }\nstats = { int = 20 }'),
     ("k1", (10, 1), 'template = "kobold"\nhp = 60\nmind = "pack"'),
-    ("k2", (10, 4), 'template = "kobold"\nhp = 60\nmind = "coward"'),
-    ("shaman", (9, 2), 'template = "kobold"\nhp = 50\nmind = "caster"'),
-], seed=11)
+    ("k2", (6, 4), 'template = "kobold"\nhp = 110\nmax_hp = 300\nmind = "scared"'),
+    ("shaman", (9, 2), 'template = "kobold"\nhp = 80\nmind = "caster"'),
+], mind_def("scared", assist=True, wimpy=40, wimpy_chance=60), seed=11)
 
 
 def run_log(world: affray.World) -> list[dict]:
@@ -666,12 +683,16 @@ def run_log(world: affray.World) -> list[dict]:
 
 
 def test_r_mind_7_the_chase_is_a_real_fight():
-    """The scenario the R-MIND-7 tests share moves, flees or casts and fights: a test of
-    determinism over a log with none of it would prove nothing."""
+    """The scenario the R-MIND-7 tests share walks, flees, casts and fights (a test of
+    determinism over a log with none of it would prove nothing): the hero and k1 walk
+    up to each other from pulse 0, k2 flees at pulse 12 and is still fleeing at 13,
+    the two casters cast every 16 pulses."""
     world = world_from_text(CHASE)
-    world.run(pulses=400)
+    world.run(pulses=13)
+    assert world.sheet("k2").mind.fleeing
+    world.run(pulses=387)
     kinds = {event["kind"] for event in run_log(world)}
-    assert {"moved", "fight", "cast", "damage"} <= kinds
+    assert {"moved", "fled", "fight", "cast", "damage", "death"} <= kinds
 
 
 def test_r_mind_7_two_builds_of_one_seed_give_the_same_log():
@@ -707,13 +728,16 @@ def test_r_mind_7_two_processes_give_the_same_log(tmp_path):
     assert outputs[0] == outputs[1] == json.loads(json.dumps(run_log(world)))
 
 
-@pytest.mark.parametrize("at", [9, 40, 75, 150])
-def test_r_mind_7_save_load_continue_is_the_straight_run(tmp_path, at):
-    """R-MIND-7: saved mid-chase, mid-flee and mid-cast (pulses 9, 40, 75, 150), loaded
-    and run on, the world gives the straight run's log and snapshot."""
-    straight = world_from_text(CHASE)
+@pytest.mark.parametrize("mana", [False, True])
+@pytest.mark.parametrize("at", [3, 13, 40, 100, 200])
+def test_r_mind_7_save_load_continue_is_the_straight_run(tmp_path, at, mana):
+    """R-MIND-7: saved mid-chase (pulse 3), mid-flee (13), between casts (40, 100) and
+    late (200), loaded and run on, the world gives the straight run's log and snapshot;
+    with mana counted too (R-BOOK-2: what is left, and when it comes back, are saved)."""
+    text = CHASE + ("[content.world.casting]\nmana = true\n" if mana else "")
+    straight = world_from_text(text)
     straight.run(pulses=400)
-    world = world_from_text(CHASE)
+    world = world_from_text(text)
     world.run(pulses=at)
     world.save(tmp_path / "chase.save")
     loaded = affray.load_world(tmp_path / "chase.save")

@@ -212,3 +212,14 @@ def test_r_mind_6_r_book_2_it_casts_only_what_it_can_pay_for():
     ticks(world, 1)
     assert casts(world) == [(0, "m", "spark", "f1")]
     assert world.snapshot()["creatures"]["m"]["mana"] == 5
+
+
+def test_r_mind_5_r_mind_6_a_wimpy_caster_below_its_threshold_casts_nothing():
+    """R-MIND-5, R-MIND-6: below its wimpy threshold a creature starts nothing of its own
+    (the source's wimpy mobs only attack sleepers): a caster at 10 of 100 hit points
+    with a foe in sight casts nothing; at 60 it casts at once."""
+    for hp, cast in ((10, False), (60, True)):
+        world = world_of(FIELD, [("m", (1, 2), f'mind = "zap"\nhp = {hp}\nmax_hp = 100'),
+                                 ("f", (5, 2), FOE)], zapper(["spark"], wimpy=50))
+        world.run(pulses=50)
+        assert bool(casts(world)) is cast

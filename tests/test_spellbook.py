@@ -258,3 +258,18 @@ def test_r_book_2_more_mana_than_max_mana_is_a_scenario_error():
     naming the field."""
     with pytest.raises(affray.ScenarioError, match="mana"):
         world_of(FIELD, [("c", (1, 1), "mana = 50\nmax_mana = 40")])
+
+
+def test_r_book_2_a_player_casting_a_spell_it_never_learned_always_loses_concentration():
+    """R-BOOK-2 (docs/decisions-minds.md): with mana counted and known_only off, a player
+    may be told to cast a spell it never learned (learned 0): every percent roll is at
+    or above 0, so the cast always fails, at half the mana: 5 of spark's 10 each time,
+    with 1 back every 4 pulses (wis 0, int 0, level 1): 95, then 98 - 5 = 93 at pulse
+    12, 91, 89, 87, and 90 at pulse 60."""
+    world = world_of(FIELD, [("c", (1, 1), "player = true\nmana = 100\nmax_mana = 100\n"
+                              "stats = { wis = 0, int = 0 }")], MANA_ON)
+    for _ in range(5):
+        world.submit(affray.Cast(actor="c", spell="spark", target=(5, 1)))
+        world.run(pulses=12)
+    assert kinds(world) == ["cast_failed"] * 5
+    assert mana(world) == (90, 100)
