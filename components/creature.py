@@ -213,7 +213,7 @@ class Mind:
     last_seen: tuple[int, int] | None = None
     fleeing: bool = False
     next_cast: int = 0
-    # When it last found nothing to do: `minds.mark` then (-1: it did something),
+    # When it last found nothing to do: the log's length then (-1: it did something),
     # and the pulse it asked to be looked at again whatever happens (-1: none). Saved,
     # so a loaded world asks the same minds at the same pulses (R-MIND-7).
     idle_since: int = -1

@@ -18,14 +18,13 @@ Time (R-MIND-7): a mind that found nothing to do is not asked again until someth
 happens or a time it named comes (`Mind.wake`: the next round's wimpy check, the next
 cast): `next_pulse` tells `World.run` the first pulse a mind may act, so idle pulses are
 still jumped and a world whose minds have nothing left to do settles. "Something
-happens" is read from `mark`: the event log grew, or a game added a creature (or an
-item) with `World.add_creature`, which logs no event. The `settled` event is no
-happening (`after_settled`). Minds draw only from the world's generator, in spawn order
-(R-MIND-7).
+happens" is the event log growing, or a game adding a creature (`World.add_creature`
+logs no event: it calls `stir`). The `settled` event is no happening (`after_settled`).
+Minds draw only from the world's generator, in spawn order (R-MIND-7).
 
 Reads every minded creature's sheet and `Mind`, `World.lag`, `World.events` (its
-length), `World.spawned`, the grid (sight, paths); writes `Mind` (memory, idle marks)
-and, through the actions it runs, whatever those write.
+length), the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
+actions it runs, whatever those write.
 """
 
 from __future__ import annotations
@@ -120,23 +119,26 @@ def act(world: World) -> None:
             run_queued(world, (entity,))
             continue
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
-                or _idle(sheet, mark(world), pulse)):
+                or _idle(sheet, len(world.events), pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
         think(world, sheet)
 
 
-def mark(world: World) -> int:
-    """What an idle mind compares to know that something happened since it rested: the
-    log's length plus `World.spawned` (creatures and items ever added). Both only grow
-    while a world runs, so the sum changes exactly when either does; both are saved, so
-    a loaded world's minds rest as the unsaved world's do."""
-    return len(world.events) + world.spawned
+def stir(world: World) -> None:
+    """Something happened that logged no event (a game added a creature): every resting
+    mind is asked again at its next free pulse, as if the log had grown. Before the
+    first pulse no mind has rested yet (a scenario's build adds its creatures then)."""
+    if world.pulse == 0:
+        return
+    sheets = world.sheets
+    for entity in world.minded:
+        sheets[entity].mind.idle_since = -1
 
 
 def after_settled(world: World) -> None:
     """`World.run(until="settled")` just logged `settled`: a mind that rested before it
     rests on (nothing happened), so the world stays settled and `next_pulse` stays None."""
-    now = mark(world)
+    now = len(world.events)
     sheets = world.sheets
     for entity in world.minded:
         mind = sheets[entity].mind
@@ -177,9 +179,9 @@ def think(world: World, sheet: Sheet) -> None:
 
 
 def _rest(world: World, sheet: Sheet, wake: int) -> None:
-    """Nothing to do: not asked again before something happens (`mark`) or `wake`
+    """Nothing to do: not asked again before the log grows (or `stir`) or `wake`
     comes."""
-    sheet.mind.idle_since = mark(world)
+    sheet.mind.idle_since = len(world.events)
     sheet.mind.wake = wake
 
 
@@ -214,7 +216,7 @@ def next_pulse(world: World) -> int | None:
     now = world.pulse
     wait = world.lag.wait
     sheets = world.sheets
-    length = mark(world)
+    length = len(world.events)
     best: int | None = None
     for entity in minded:
         sheet = sheets[entity]
@@ -232,21 +234,6 @@ def next_pulse(world: World) -> int | None:
             if best <= now:
                 return now
     return best
-
-
-def check_known_minds(world: World) -> None:
-    """R-MIND-7, on a load: every living creature's mind is one this process runs (a
-    content mind, or a game's registered again), else a SaveError naming the creature
-    and the mind, rather than a creature that silently stops thinking."""
-    from affray.errors import SaveError
-
-    for entity in sorted(world.minded, key=_spawn_of(world)):
-        sheet = world.sheets[entity]
-        name = sheet.mind.name
-        if name is not None and mind_function(world, name) is None:
-            raise SaveError(f"creature {sheet.id!r}: its mind {name!r} is neither a content "
-                            f"mind nor registered (a game's own mind must be registered "
-                            f"with affray.register_mind before the load)")
 
 
 def rebuild_minded(world: World) -> None:
