@@ -47,7 +47,7 @@ from affray.systems.rules.casting import CastRecord
 from affray.systems.rules.engagement import rebuild_fought_by
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.lag import LagTable
-from affray.systems.rules.minds import rebuild_minded
+from affray.systems.rules.minds import after_settled, rebuild_minded, stir
 from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
 from affray.systems.rules.sheet import Sheet, build_sheet
@@ -228,6 +228,7 @@ class World:
         self.grid.occupant[y, x] = entity
         self.grid.version += 1
         sheet = self.sheets[entity] = build_sheet(entity, self.content)
+        stir(self)  # resting minds look again: a newcomer logs no event (R-MIND-1)
         if values.mind.name is not None:
             self.minded.add(entity)
         if sheet.has("stun") or sheet.has("weak_stun"):
@@ -721,6 +722,7 @@ class World:
 
         if not self.events or self.events[-1].kind != "settled":  # nothing new since
             self.emit(Settled(self.pulse))
+            after_settled(self)  # the minds that rested rest on (R-MIND-7)
 
     def _submit_scripted(self) -> None:
         """Submit the scenario actions of this pulse; a refused one becomes an event."""

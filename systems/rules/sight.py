@@ -97,6 +97,7 @@ class Distances:
     x0: int
     y0: int
     dist: np.ndarray
+    free: tuple[Cell, ...] = ()
 
     def at(self, cell: Cell) -> int | None:
         """The distance to a cell, None when unreached (or off the window)."""
@@ -123,9 +124,12 @@ def passable(grid: Grid, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
             & (grid.occupant[y0:y1, x0:x1] == 0)).astype(np.int8)
 
 
-def distances(grid: Grid, roots: tuple[Cell, ...], radius: int | None) -> Distances:
+def distances(grid: Grid, roots: tuple[Cell, ...], radius: int | None,
+              free: tuple[Cell, ...] = ()) -> Distances:
     """Dijkstra from `roots` (their own cells may be occupied: a root is where a walk
-    starts) over the window of `radius` around them, or the whole map (None)."""
+    starts) over the window of `radius` around them, or the whole map (None). The cells
+    in `free` are walked on even if a creature stands there: the creature about to
+    leave them (a flee is weighed from the world after the step, R-MIND-5)."""
     if radius is None:
         x0, y0, x1, y1 = 0, 0, grid.width, grid.height
     else:
@@ -134,21 +138,24 @@ def distances(grid: Grid, roots: tuple[Cell, ...], radius: int | None) -> Distan
         x0, y0 = max(0, min(xs) - radius), max(0, min(ys) - radius)
         x1, y1 = min(grid.width, max(xs) + radius + 1), min(grid.height, max(ys) + radius + 1)
     cost = passable(grid, x0, y0, x1, y1)
+    for x, y in free:
+        if x0 <= x < x1 and y0 <= y < y1 and not grid.blocks(x, y):
+            cost[y - y0, x - x0] = 1
     dist = np.full((y1 - y0, x1 - x0), UNREACHED, dtype=np.int32)
     for x, y in roots:
         dist[y - y0, x - x0] = 0
     tcod.path.dijkstra2d(dist, cost, 1, 1, out=dist)
-    return Distances(grid.version, roots, radius, x0, y0, dist)
+    return Distances(grid.version, roots, radius, x0, y0, dist, free)
 
 
 def distances_from(world: World, key: object, roots: tuple[Cell, ...],
-                   radius: int | None) -> Distances:
+                   radius: int | None, free: tuple[Cell, ...] = ()) -> Distances:
     """`distances`, cached under `key` while nothing that blocks a step changed."""
     cached = world.sight_cache.get(("dist", key))
     if (cached is not None and cached.version == world.grid.version
-            and cached.roots == roots and cached.radius == radius):
+            and cached.roots == roots and cached.radius == radius and cached.free == free):
         return cached
-    field = distances(world.grid, roots, radius)
+    field = distances(world.grid, roots, radius, free)
     world.sight_cache[("dist", key)] = field
     return field
 

@@ -15,10 +15,12 @@ the mind's memory (`Mind`), and a registered mind must be registered again befor
 load (a SaveError names it otherwise).
 
 Time (R-MIND-7): a mind that found nothing to do is not asked again until something
-happens (the event log grows) or a time it named comes (`Mind.wake`: the next round's
-wimpy check, the next cast): `next_pulse` tells `World.run` the first pulse a mind may
-act, so idle pulses are still jumped and a world whose minds have nothing left to do
-settles. Minds draw only from the world's generator, in spawn order (R-MIND-7).
+happens or a time it named comes (`Mind.wake`: the next round's wimpy check, the next
+cast): `next_pulse` tells `World.run` the first pulse a mind may act, so idle pulses are
+still jumped and a world whose minds have nothing left to do settles. "Something
+happens" is the event log growing, or a game adding a creature (`World.add_creature`
+logs no event: it calls `stir`). The `settled` event is no happening (`after_settled`).
+Minds draw only from the world's generator, in spawn order (R-MIND-7).
 
 Reads every minded creature's sheet and `Mind`, `World.lag`, `World.events` (its
 length), the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
@@ -109,7 +111,6 @@ def act(world: World) -> None:
         return
     wait = world.lag.wait
     sheets = world.sheets
-    events = world.events
     pulse = world.pulse
     actors = set(world.ready).union(e for e in minded if wait[sheets[e].creature.slot] == 0)
     for entity in sorted(actors, key=_spawn_of(world)):
@@ -118,9 +119,31 @@ def act(world: World) -> None:
             run_queued(world, (entity,))
             continue
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
-                or _idle(sheet, len(events), pulse)):
+                or _idle(sheet, len(world.events), pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
         think(world, sheet)
+
+
+def stir(world: World) -> None:
+    """Something happened that logged no event (a game added a creature): every resting
+    mind is asked again at its next free pulse, as if the log had grown. Before the
+    first pulse no mind has rested yet (a scenario's build adds its creatures then)."""
+    if world.pulse == 0:
+        return
+    sheets = world.sheets
+    for entity in world.minded:
+        sheets[entity].mind.idle_since = -1
+
+
+def after_settled(world: World) -> None:
+    """`World.run(until="settled")` just logged `settled`: a mind that rested before it
+    rests on (nothing happened), so the world stays settled and `next_pulse` stays None."""
+    now = len(world.events)
+    sheets = world.sheets
+    for entity in world.minded:
+        mind = sheets[entity].mind
+        if mind.idle_since == now - 1:
+            mind.idle_since = now
 
 
 def _spawn_of(world: World) -> Callable[[int], int]:
@@ -128,9 +151,9 @@ def _spawn_of(world: World) -> Callable[[int], int]:
     return lambda entity: sheets[entity].spawn.number
 
 
-def _idle(sheet: Sheet, log_length: int, pulse: int) -> bool:
+def _idle(sheet: Sheet, now: int, pulse: int) -> bool:
     mind = sheet.mind
-    return mind.idle_since == log_length and (mind.wake < 0 or mind.wake > pulse)
+    return mind.idle_since == now and (mind.wake < 0 or mind.wake > pulse)
 
 
 def think(world: World, sheet: Sheet) -> None:
@@ -156,7 +179,8 @@ def think(world: World, sheet: Sheet) -> None:
 
 
 def _rest(world: World, sheet: Sheet, wake: int) -> None:
-    """Nothing to do: not asked again before the log grows or `wake` comes."""
+    """Nothing to do: not asked again before the log grows (or `stir`) or `wake`
+    comes."""
     sheet.mind.idle_since = len(world.events)
     sheet.mind.wake = wake
 

@@ -141,13 +141,22 @@ def _keep_range(view: MindView, actor: str, traits: MindDef) -> AnyAction | bool
 
 
 def _attack_beside(view: MindView, actor: str, traits: MindDef) -> Attack | None:
-    """A foe beside it that the traits would attack (held, or cornered)."""
-    if not (traits.aggressive or traits.assist or view.memory.target):
-        return None
-    for foe in view.foes:
-        if view.is_beside(foe):
-            return Attack(actor=actor, target=foe.id,
-                          why="aggressive" if traits.aggressive else "assist")
+    """Held, or cornered: a foe beside it that its traits would go for if it could walk,
+    in `_pursue`'s order: any foe when aggressive (R-MIND-3), a foe in a fight of its
+    side when it assists (R-MIND-4), the foe it is after (its attacker, R-ACT-1). Being
+    held makes no guard go for a foe that fights no one."""
+    candidates: list[tuple[tuple[Seen, ...], str]] = []
+    if traits.aggressive:
+        candidates.append((view.foes, "aggressive"))
+    if traits.assist:
+        candidates.append((view.fights_of_allies(), "assist"))
+    remembered = view.creature(view.memory.target) if view.memory.target else None
+    if remembered is not None and remembered.side != view.me.side:
+        candidates.append(((remembered,), "attacked"))
+    for foes, why in candidates:
+        for foe in foes:
+            if view.is_beside(foe):
+                return Attack(actor=actor, target=foe.id, why=why)  # type: ignore[arg-type]
     return None
 
 

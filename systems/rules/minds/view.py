@@ -29,6 +29,16 @@ Cell = tuple[int, int]
 DEFAULT_SIGHT = 8
 
 
+# The walking distance of a cell that no foe can reach: farther than any reachable one.
+UNREACHABLE = 10**9
+
+
+def _far(field: vision.Distances, cell: Cell) -> int:
+    """The walking distance from the nearest root of `field` to `cell`."""
+    value = field.at(cell)
+    return UNREACHABLE if value is None else value
+
+
 class Seen(NamedTuple):
     """A creature as a mind sees it."""
 
@@ -138,7 +148,8 @@ class MindView:
 
     def distance(self, target: str | Seen | Cell) -> int | None:
         """Walking distance to a creature it sees (to stand beside it and strike: 1 when
-        beside) or to a cell (to stand on it); None when no path."""
+        beside) or to a cell (to stand on it; to beside it when someone stands there, as
+        on a creature's); None when no path."""
         cell, creature = self._goal(target)
         if cell is None:
             return None
@@ -150,8 +161,10 @@ class MindView:
         return None
 
     def step_toward(self, target: str | Seen | Cell) -> Cell | None:
-        """The first step of a shortest path to a creature (to beside it) or a cell;
-        None when beside it already, at the cell, or no path."""
+        """The first step of a shortest path to a creature (to beside it) or a cell (to
+        it; to beside it when someone stands there: the cell a foe was last seen on,
+        R-MIND-3, may still hold it); None when beside it already, at the cell, or no
+        path."""
         cell, creature = self._goal(target)
         if cell is None or cell == self.me.at:
             return None
@@ -169,14 +182,18 @@ class MindView:
         return None
 
     def _goal(self, target: str | Seen | Cell) -> tuple[Cell | None, bool]:
-        """(cell, is a creature's): an id of a creature it sees, a creature's record
-        (seen or not: one in a fight it sees), or a cell."""
+        """(cell, walked to beside it): an id of a creature it sees, a creature's record
+        (seen or not: one in a fight it sees), or a cell (beside it when taken)."""
         if isinstance(target, Seen):
             return target.at, True
         if isinstance(target, str):
             seen = self.creature(target)
             return (seen.at if seen is not None else None), True
-        return (int(target[0]), int(target[1])), False
+        cell = (int(target[0]), int(target[1]))
+        grid = self._world.grid
+        taken = (cell != self.me.at and grid.in_bounds(*cell)
+                 and bool(grid.occupant[cell[1], cell[0]]))
+        return cell, taken
 
     def free_cells(self) -> list[Cell]:
         """The neighbouring cells it could step to, in R-GRID-2's order."""
@@ -193,24 +210,28 @@ class MindView:
     def away_cell(self) -> Cell | None:
         """R-MIND-5: the neighbouring free cell farthest by walking distance from the foes
         it sees (ties: fewer foes beside it, then R-GRID-2's order), and never one with
-        more foes beside it than it has now; None when there is no such cell."""
+        more foes beside it than it has now. Distances are those of the world after the
+        step: the cell it leaves is free for its foes to walk through. A step that leaves
+        it no better off than it stands (no farther, and beside no fewer foes) is no
+        flee; None when there is no cell that is better."""
         foes = self.foes
         if not foes:
             return None
         roots = tuple(f.at for f in foes)
-        field = vision.distances_from(self._world, (self._sheet.entity, "away"), roots, None)
-        here = self._foes_beside(self.me.at, foes)
-        best: tuple[int, int, Cell] | None = None
+        here = self.me.at
+        field = vision.distances_from(self._world, (self._sheet.entity, "away"), roots,
+                                      None, free=(here,))
+        here_near = self._foes_beside(here, foes)
+        standing = (-_far(field, here), here_near)
+        best: tuple[tuple[int, int], Cell] | None = None
         for cell in self.free_cells():
             near = self._foes_beside(cell, foes)
-            if near > here:
+            if near > here_near:
                 continue
-            value = field.at(cell)
-            far = value if value is not None else 10**9  # no foe can reach it: safest
-            key = (-far, near, cell)
-            if best is None or key[:2] < best[:2]:
-                best = key
-        return None if best is None else best[2]
+            key = (-_far(field, cell), near)
+            if key < standing and (best is None or key < best[0]):
+                best = (key, cell)
+        return None if best is None else best[1]
 
     @staticmethod
     def _foes_beside(cell: Cell, foes: tuple[Seen, ...]) -> int:
