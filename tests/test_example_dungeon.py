@@ -219,6 +219,38 @@ def test_load_with_no_save_says_so_and_changes_nothing(
     assert screen[:STATUS_ROW] == before[:STATUS_ROW]
 
 
+def test_a_save_that_cannot_be_written_says_why(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    screen = play(capsys, "lS", blocker / "saves")
+    assert screen[STATUS_ROW].startswith("Cannot save: [Errno 20] Not a directory")
+
+
+LOCKED = """
+name = "locked"
+pulses = 0
+
+[map]
+rows = ["#####", "#..L#", "#####"]
+
+[[creatures]]
+id = "hero"
+template = "human_mage"
+player = true
+at = [1, 1]
+"""
+
+
+def test_a_locked_door_stays_shut(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    scenario = tmp_path / "locked.toml"
+    scenario.write_text(LOCKED, encoding="utf-8")
+    screen = play(capsys, "ll", tmp_path, "--scenario", str(scenario))
+    assert map_rows(screen, 0, 2) == ["####", "#.@+", "####"]  # nothing seen through it
+    assert screen[STATUS_ROW] == "The door at [3, 1] is locked."
+    assert sidebar(screen)[3] == "Pulse 2  round 0"  # the bump took no time
+
+
 # -- what is drawn as it happens -------------------------------------------------------------
 PUSH = """
 name = "push"

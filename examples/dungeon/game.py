@@ -161,6 +161,8 @@ class Game:
             self.attack(occupant)
         elif self._door(cell) == "shut":
             self.open_door(cell)
+        elif self._door(cell) == "locked":
+            self.status = f"The door at [{cell[0]}, {cell[1]}] is locked."
         else:
             self.act(affray.Move(actor=HERO, to=cell))
             if tuple(self.hero["at"]) == cell:
@@ -284,14 +286,18 @@ class Game:
 
     def save(self) -> None:
         """The World's save (data, R-ENG-3) and the game's own state beside it."""
-        self.save_dir.mkdir(parents=True, exist_ok=True)
         state = {"pulse": self.world.pulse, "log": self.log, "turn": self.turn.to_json(),
                  "explored": ["".join("#" if seen else "." for seen in row)
                               for row in self.explored]}
-        _write_atomically(self.state_path, json.dumps(state).encode())
         temporary = self.world_path.with_suffix(".save.tmp")
-        self.world.save(str(temporary))
-        os.replace(temporary, self.world_path)
+        try:
+            self.save_dir.mkdir(parents=True, exist_ok=True)
+            _write_atomically(self.state_path, json.dumps(state).encode())
+            self.world.save(str(temporary))  # SaveError is an OSError too
+            os.replace(temporary, self.world_path)
+        except (OSError, affray.AffrayError) as error:
+            self.status = _short(f"Cannot save: {error}")
+            return
         self.status = f"Saved at pulse {self.world.pulse}."
 
     def load(self) -> None:
