@@ -460,3 +460,32 @@ def test_the_terminal_mode_plays_under_tmux_as_headless_does(
         assert (tmp_path / "terminal" / "dungeon.save").exists()
     finally:
         tmux.close()
+
+
+# -- the README stays true -------------------------------------------------------------------
+def _blocks(text: str, language: str) -> list[str]:
+    parts = text.split("```")
+    return [part.removeprefix(language).lstrip("\n") for part in parts[1::2]
+            if part.startswith(language + "\n")]
+
+
+def test_the_readme_screen_is_what_its_keys_give(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path) -> None:
+    readme = (DUNGEON / "README.md").read_text(encoding="utf-8")
+    shown = next(block for block in _blocks(readme, "") if block.startswith("####"))
+    assert '--keys "lllllllllf4l<enter>"' in readme
+    screen = [row.rstrip() for row in play(capsys, "lllllllllf4l<enter>", tmp_path)]
+    assert shown.rstrip("\n").split("\n") == "\n".join(screen).rstrip("\n").split("\n")
+
+
+def test_the_readme_code_excerpts_are_the_example_s_code() -> None:
+    """Every line of the walk-through's Python excerpts (but `...`) is a line of the
+    example's modules, so the guide cannot drift from the code it explains."""
+    readme = (DUNGEON / "README.md").read_text(encoding="utf-8")
+    source = {line.strip() for path in DUNGEON.glob("*.py")
+              for line in path.read_text(encoding="utf-8").splitlines()}
+    excerpts = _blocks(readme, "python")
+    assert len(excerpts) >= 8
+    missing = [line for block in excerpts for line in block.splitlines()
+               if line.strip() and "..." not in line and line.strip() not in source]
+    assert missing == []

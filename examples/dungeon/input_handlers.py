@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import affray
+
 from game import Cell, Game
 
 # Movement keys: vi keys and the arrows (the diagonals: y u b n).
@@ -113,11 +115,8 @@ class AimHandler(Handler):
 
     def preview(self) -> dict[str, Any] | str:
         """`world.preview(..., reveal=True)`, or why the cast cannot be made there."""
-        import affray
-
         try:
-            return self.game.world.preview("hero", self.spell, self.target,  # type: ignore[no-any-return]
-                                           reveal=True)
+            return self.game.world.preview("hero", self.spell, self.target, reveal=True)
         except affray.ActionError as error:
             return str(error).split(": ", 1)[-1]
 
