@@ -219,6 +219,42 @@ def test_load_with_no_save_says_so_and_changes_nothing(
     assert screen[:STATUS_ROW] == before[:STATUS_ROW]
 
 
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("pulse", 99, "Cannot load dungeon.json: it is of pulse 99, the world of pulse 6"),
+    ("explored", ["#"], "Cannot load dungeon.json: its map is (1, 1), the world's (52, 17)"),
+    ("log", None, "Cannot load dungeon.json: 'NoneType' object is not iterable"),
+])
+def test_a_damaged_save_is_refused_and_the_game_goes_on(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, field: str, value: object,
+        says: str) -> None:
+    """The game's own half of a save is checked against the world's half: a load of a
+    pair that does not belong together, or of an edited file, says why and changes
+    nothing."""
+    import json
+
+    play(capsys, "lllS", tmp_path)
+    state_file = tmp_path / "dungeon.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    state[field] = value
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    screen = play(capsys, "llllL", tmp_path)
+    assert screen[STATUS_ROW].startswith(says)
+    assert screen[:STATUS_ROW] == play(capsys, "llll", tmp_path)[:STATUS_ROW]
+
+
+def test_a_map_bigger_than_the_screen_is_refused(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    scenario = tmp_path / "wide.toml"
+    scenario.write_text(LOCKED.replace('"#####", "#..L#", "#####"',
+                                       '"' + "#" * 60 + '", "#..' + "." * 56 + '#", "'
+                                       + "#" * 60 + '"'), encoding="utf-8")
+    main = _example("main")
+    assert main.main(["--headless", "--scenario", str(scenario),
+                      "--save-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (f"dungeon: {scenario}: the map is 60 x 3 cells; the "
+                                       "screen shows 52 x 17\n")
+
+
 def test_a_save_that_cannot_be_written_says_why(capsys: pytest.CaptureFixture[str],
                                                 tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"

@@ -308,23 +308,35 @@ class Game:
             return
         try:
             world = affray.load_world(str(self.world_path))
-            state = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except (affray.AffrayError, OSError, ValueError) as error:
+        except (affray.AffrayError, OSError) as error:
             self.status = _short(f"Cannot load: {error}")
             return
-        if state.get("pulse") != world.pulse:
+        try:
+            log, turn, explored = _decode_state(
+                json.loads(self.state_path.read_text(encoding="utf-8")), world)
+        except (OSError, ValueError, KeyError, TypeError) as error:
             world.close()
-            self.status = "Cannot load: the saved game and world do not match."
+            self.status = _short(f"Cannot load {self.state_path.name}: {error}")
             return
         self.world.close()
         self.world = world
         self._listen(world)
-        self.log = [str(line) for line in state["log"]]
-        self.turn = TurnMarks.from_json(state["turn"])
-        self.explored = np.array([[ch == "#" for ch in row] for row in state["explored"]],
-                                 dtype=bool).reshape(world.grid.terrain.shape)
+        self.log, self.turn, self.explored = log, turn, explored
         self.update_fov()
         self.status = f"Loaded the save of pulse {world.pulse}."
+
+
+def _decode_state(state: Any, world: affray.World) -> tuple[list[str], TurnMarks, Any]:
+    """The game's saved state, checked against the world saved with it (ValueError,
+    KeyError or TypeError when it is not what `Game.save` wrote)."""
+    if state["pulse"] != world.pulse:
+        raise ValueError(f"it is of pulse {state['pulse']}, the world of pulse "
+                         f"{world.pulse}: the two files are not one save")
+    explored = np.array([[ch == "#" for ch in row] for row in state["explored"]], dtype=bool)
+    if explored.shape != world.grid.terrain.shape:
+        raise ValueError(f"its map is {explored.shape[::-1]}, the world's "
+                         f"{world.grid.terrain.shape[::-1]}")
+    return [str(line) for line in state["log"]], TurnMarks.from_json(state["turn"]), explored
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

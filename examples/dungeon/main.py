@@ -19,7 +19,7 @@ import tcod.console
 
 from game import Game
 from input_handlers import Handler, after_turn, parse_keys
-from render_functions import HEIGHT, WIDTH, console_text, render
+from render_functions import HEIGHT, MAP_HEIGHT, MAP_WIDTH, WIDTH, console_text, render
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "dungeon.toml"
@@ -83,6 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         game = Game.new(args.scenario, args.seed, args.save_dir)
     except affray.AffrayError as error:
         print(f"dungeon: {error}", file=sys.stderr)
+        return 1
+    height, width = game.world.grid.terrain.shape
+    if width > MAP_WIDTH or height > MAP_HEIGHT:
+        print(f"dungeon: {args.scenario}: the map is {width} x {height} cells; the screen "
+              f"shows {MAP_WIDTH} x {MAP_HEIGHT}", file=sys.stderr)
         return 1
     session = Session(game)
     going = session.play(parse_keys(args.keys))
