@@ -261,7 +261,7 @@ def test_r_book_2_more_mana_than_max_mana_is_a_scenario_error():
 
 
 def test_r_book_2_a_player_casting_a_spell_it_never_learned_always_loses_concentration():
-    """R-BOOK-2 (docs/decisions-minds.md): with mana counted and known_only off, a player
+    """R-BOOK-2 (docs/decisions.md): with mana counted and known_only off, a player
     may be told to cast a spell it never learned (learned 0): every percent roll is at
     or above 0, so the cast always fails, at half the mana: 5 of spark's 10 each time,
     with 1 back every 4 pulses (wis 0, int 0, level 1): 95, then 98 - 5 = 93 at pulse
