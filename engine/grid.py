@@ -53,7 +53,7 @@ class Grid:
     """Terrain, ice thickness, shut doors, occupancy and water-body labels."""
 
     __slots__ = ("body", "dirty", "height", "ice_cm", "labellings", "occupant", "shut",
-                 "terrain", "version", "width")
+                 "terrain", "terrain_version", "version", "width")
 
     def __init__(self, terrain: np.ndarray, ice_cm: np.ndarray | None = None) -> None:
         if terrain.ndim != 2:
@@ -70,10 +70,13 @@ class Grid:
         self.body = np.zeros(self.terrain.shape, dtype=np.int32)
         self.dirty = True
         self.labellings = 0
-        # Counts every change of what blocks a step or sight (terrain, doors, who stands
-        # where): minds reuse their fields of view and distance maps while it stands
-        # still (affray.systems.rules.sight). Never saved: caches start empty on load.
+        # `version` counts every change of what blocks a step (terrain, doors, who stands
+        # where); `terrain_version` only those of the terrain and the doors, what sight
+        # and walking distance read: minds keep their fields of view and distance maps
+        # while it stands (systems/rules/sight.py, walking.py). A game that edits
+        # `terrain` or `shut` by hand calls `changed_terrain()`. Never saved.
         self.version = 0
+        self.terrain_version = 0
 
     def copy(self) -> Grid:
         """An independent copy: every array copied, the labelling state kept. A prepared
@@ -86,7 +89,7 @@ class Grid:
         grid.body = self.body.copy()
         grid.height, grid.width = self.height, self.width
         grid.dirty, grid.labellings = self.dirty, self.labellings
-        grid.version = 0
+        grid.version = grid.terrain_version = 0
         return grid
 
     # -- cells -----------------------------------------------------------------
@@ -123,7 +126,12 @@ class Grid:
         self.terrain[y, x] = terrain
         self.ice_cm[y, x] = ice_cm if terrain == Terrain.ICE else 0
         self.dirty = True
+        self.changed_terrain()
+
+    def changed_terrain(self) -> None:
+        """Terrain or a door changed: what sees and walks looks again (`terrain_version`)."""
         self.version += 1
+        self.terrain_version += 1
 
     # -- water bodies ------------------------------------------------------------
     def label_water(self) -> tuple[np.ndarray, int]:

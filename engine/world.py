@@ -379,7 +379,7 @@ class World:
     def add_door(self, at: tuple[int, int], door: Door) -> int:
         """A door cell is an entity holding its state; a shut door blocks (R-GRID-1)."""
         self.grid.shut[at[1], at[0]] = door.state == "shut"
-        self.grid.version += 1
+        self.grid.changed_terrain()
         return esper.create_entity(Position(*at), door)
 
     def place(self, entity: int, position: Position, x: int, y: int,

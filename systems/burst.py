@@ -173,7 +173,7 @@ class CastEffects:
         trapped = door.trapped
         door.state, door.trapped, door.broken_by = "broken", False, self.cause
         self.world.grid.shut[cell[1], cell[0]] = False
-        self.world.grid.version += 1
+        self.world.grid.changed_terrain()
         self.world.emit(DoorBroken(self.world.pulse, cell, trapped, self.cause))
 
     def break_chest(self, entity: int, cell: Cell) -> None:

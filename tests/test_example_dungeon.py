@@ -122,25 +122,25 @@ def test_a_fight_then_a_fireball_aimed_with_the_cursor(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """The kobold comes through the door and attacks; a bump fights a round (the blows
     come by themselves); `f` `4` picks the fireball, the cursor starts on the kobold and
-    `l` moves it a cell east, Enter casts. The burst's cells are drawn (`*` where nobody
-    stands; the fire it lit is `^`) and the log has the cast, its hit and the fire."""
-    screen = play(capsys, "lllllllll" + "f4l<enter>", tmp_path)
+    `k` moves it a cell north (off the hero: a burst spares no one), Enter casts. The
+    burst's cells are drawn (`*` where nobody stands; the fire it lit is `^`) and the
+    log has the cast, its hit and the fire."""
+    screen = play(capsys, "lllllllll" + "f4k<enter>", tmp_path)
     assert map_rows(screen, 1, 5) == [
-        "#.........#...........",
-        "#.........#..***......",
-        "#.........'.@k^*..~~~~",
-        "#.........#..***.~~~~~",
-        "#.........#.....~~~___",
+        "#.........#.*^*........",
+        "#.........#.*k*........",
+        "#.........'..@....~~~~~",
+        "#.........#......~~~~~~",
+        "#.........#.....~~~___~",
     ]
-    assert sidebar(screen)[:6] == ["hero  level 20", "HP  120/120", "MP  111/120",
-                                   "Pulse 43  round 3", "fighting kobold1",
+    assert sidebar(screen)[:6] == ["hero  level 20", "HP  120/120", "MP  115/120",
+                                   "Pulse 36  round 3", "fighting kobold1",
                                    "Mode: exploring"]
-    assert sidebar(screen)[14:16] == ["In sight:", "k kobold1    11/30"]
-    assert log(screen) == [
-        "kobold1 misses hero.",
-        "hero casts fireball at [14, 3].",
-        "hero's fireball hits kobold1 for 10.",
-        "A fire flares up at [14, 3].",
+    assert sidebar(screen)[14:16] == ["In sight:", "k kobold1    12/30"]
+    assert log(screen)[-5:] == [
+        "hero casts fireball at [13, 1].",
+        "hero's fireball hits kobold1 for 9.",
+        "A fire flares up at [13, 1].",
         "hero's slash hits kobold1 for 9.",
         "kobold1 misses hero.",
     ]
@@ -151,12 +151,12 @@ def test_the_cursor_draws_the_preview_before_the_cast(
     """Aiming draws `world.preview`: the burst's nine cells around the cursor `X`, and
     the sidebar says what it reaches and strikes."""
     screen = play(capsys, "lllllllll" + "f4ll", tmp_path)
-    assert map_rows(screen, 2, 4) == [
-        "#.........#...***.....",
-        "#.........'.@k*X*.~~~~",
-        "#.........#...***~~~~~",
+    assert map_rows(screen, 1, 3) == [
+        "#.........#...***......",
+        "#.........#..k*X*......",
+        "#.........'..@***.~~~~~",
     ]
-    assert sidebar(screen)[5:12] == ["Mode: aiming fireball", "", "At [15, 3]",
+    assert sidebar(screen)[5:12] == ["Mode: aiming fireball", "", "At [15, 2]",
                                      "Reaches 9 cells", "Strikes: nobody", "",
                                      "Enter/f: fire  Esc: cancel"]
 
@@ -166,19 +166,19 @@ def test_aiming_a_spark_into_the_pond_shows_whom_the_water_carries_it_to(
     """The hero wades into the pond and two kobolds join it there. A spark at one is
     carried by the water to everyone in it (R-ELEC-3): the preview's `water` lists the
     hero too, which a wise player reads before zapping; zapping anyway hurts the hero."""
-    keys = "l" * 18 + ".." + "f2"
+    keys = "l" * 18 + "f2jj"  # the cursor starts on kobold1; two cells down: kobold2
     screen = play(capsys, keys, tmp_path)
-    assert map_rows(screen, 3, 4) == ["#.........'..%....@k~~~.....",
-                                      "#.........#......~~k~~~~...."]
-    assert sidebar(screen)[5:13] == ["Mode: aiming spark", "", "At [19, 3]: kobold2",
+    assert map_rows(screen, 3, 4) == ["#.........'.......~~~~@.......'.",
+                                      "#.........#......~~~~k~k......#"]
+    assert sidebar(screen)[5:13] == ["Mode: aiming spark", "", "At [21, 4]: kobold2",
                                      "Reaches 1 cell", "Strikes: kobold2",
                                      "Water carries it to:", "  hero (YOU!)", "  kobold3"]
     screen = play(capsys, keys + "<enter>", tmp_path)
-    assert sidebar(screen)[1] == "HP  110/120"
-    assert log(screen)[:3] == [
-        "hero's spark hits kobold2 for 10.",
-        "hero is hit by their own spark for 10 through the water.",
-        "hero's spark hits kobold3 for 10 through the water.",
+    assert sidebar(screen)[1] == "HP  113/120"
+    assert log(screen)[-3:] == [
+        "hero's spark hits kobold2 for 7.",
+        "hero is hit by their own spark for 7 through the water.",
+        "hero's spark hits kobold3 for 7 through the water.",
     ]
 
 
@@ -197,11 +197,11 @@ def test_save_then_load_gives_the_same_screen_and_the_same_game_after(
     give the same screen as without the detour (R-ENG-3: a load continues the game)."""
     fight = "lllllllll"
     saved = play(capsys, fight + "S", tmp_path / "a")
-    assert saved[STATUS_ROW] == "Saved at pulse 25."
+    assert saved[STATUS_ROW] == "Saved at pulse 18."
     detour = play(capsys, fight + "S" + "hhh", tmp_path / "b")
     assert map_rows(detour, 0, 7) != map_rows(saved, 0, 7)
     loaded = play(capsys, fight + "S" + "hhh" + "L", tmp_path / "c")
-    assert loaded[STATUS_ROW] == "Loaded the save of pulse 25."
+    assert loaded[STATUS_ROW] == "Loaded the save of pulse 18."
     assert loaded[:STATUS_ROW] == saved[:STATUS_ROW]
     assert loaded[STATUS_ROW + 1:] == saved[STATUS_ROW + 1:]
     after = "f4l<enter>l"
@@ -543,8 +543,8 @@ def test_the_readme_screen_is_what_its_keys_give(capsys: pytest.CaptureFixture[s
                                                 tmp_path: Path) -> None:
     readme = (DUNGEON / "README.md").read_text(encoding="utf-8")
     shown = next(block for block in _blocks(readme, "") if block.startswith("####"))
-    assert '--keys "lllllllllf4l<enter>"' in readme
-    screen = [row.rstrip() for row in play(capsys, "lllllllllf4l<enter>", tmp_path)]
+    assert '--keys "lllllllllf4k<enter>"' in readme
+    screen = [row.rstrip() for row in play(capsys, "lllllllllf4k<enter>", tmp_path)]
     assert shown.rstrip("\n").split("\n") == "\n".join(screen).rstrip("\n").split("\n")
 
 

@@ -204,21 +204,37 @@ def test_r_mind_2_a_shut_door_blocks_sight_an_open_door_does_not(door, sees):
 ALLY = "hp = 1000"  # an NPC with no mind: the brute's side, standing still
 
 
-def test_r_mind_3_the_nearest_foe_by_walking_distance_not_by_cells():
-    """R-MIND-3: foe A is 3 cells from the brute but walled in by the brute's allies on
-    every side but the far one (5 steps to strike it); foe B is 4 cells away in the
-    open (4 steps). The brute goes for B, although A is nearer on the grid and came
-    first into the world, by a shortest path of three steps."""
+def test_r_mind_3_walking_distance_is_the_terrain_s_and_a_crowd_is_walked_round():
+    """R-MIND-3 (decision: walking distance is measured through the terrain; creatures
+    block a step, not the measure): foe A is 3 steps from the brute, walled in by the
+    brute's allies on every side but the far one; foe B is 4 steps off in the open. The
+    brute goes for A, the nearer; its allies stand in the way, so it steps round them
+    (walking.detour) and meets B on the way, which it fights once beside it."""
     world = world_of(["." * 11] * 7, [
         ("A", (4, 3), PLAYER), ("b", (1, 3), BRUTE),
         ("a1", (3, 2), ALLY), ("a2", (3, 3), ALLY), ("a3", (3, 4), ALLY),
         ("a4", (4, 2), ALLY), ("a5", (4, 4), ALLY), ("B", (5, 6), PLAYER)])
     view = view_of(world, "b")
-    assert (view.distance("A"), view.distance("B")) == (5, 4)
-    ticks(world, 7)
-    assert steps(world) == [(0, "b", (1, 3), (2, 4)), (2, "b", (2, 4), (3, 5)),
-                            (4, "b", (3, 5), (4, 6))]
-    assert fights(world)[0] == (6, "b", "B", "started", "aggressive")
+    assert (view.distance("A"), view.distance("B")) == (3, 4)
+    ticks(world, 9)
+    assert world.sheet("b").mind.target == "B"
+    assert steps(world) == [(0, "b", (1, 3), (2, 3)), (2, "b", (2, 3), (2, 4)),
+                            (4, "b", (2, 4), (3, 5)), (6, "b", (3, 5), (4, 5))]
+    assert fights(world)[0] == (8, "b", "B", "started", "aggressive")
+
+
+def test_r_mind_3_walking_distance_goes_round_walls():
+    """R-MIND-3: through the terrain, round a wall: the cell behind the wall is 2 cells
+    off on the grid and 4 steps away by walking, round the wall's foot over water and
+    ice (walked on); a shut door walls as a wall does."""
+    world = world_of(["..#....", "..#....", "..#....", ".~_~..."],
+                     [("b", (1, 1), BRUTE), ("hero", (6, 3), PLAYER)])
+    view = view_of(world, "b")
+    assert view.distance((3, 1)) == 4  # (1, 2), the ice at (2, 3), (3, 2), (3, 1)
+    assert view.distance((3, 0)) == 5
+    doored = world_of(["..+....", "..#....", "..#....", "..#...."],
+                      [("b", (1, 1), BRUTE), ("hero", (6, 3), PLAYER)])
+    assert view_of(doored, "b").distance((3, 1)) is None
 
 
 @pytest.mark.parametrize("first", ["west", "east"])
@@ -271,18 +287,19 @@ ROOM = ["#########", "#.......#", "#.......#", "#.......#", "#########"]
 
 
 def test_r_mind_3_creatures_block_so_the_path_goes_round_them():
-    """R-MIND-3: two of the brute's allies stand in its way: it walks round them below,
-    each step one nearer the hero by walking distance (5, 4, 3, 2, then beside)."""
+    """R-MIND-3: two of the brute's allies stand in its way. Its first step is the
+    terrain's (5 -> 4); there the allies block every nearer cell, so it steps round them
+    below (walking.detour: 4 -> 4), and on by the terrain (3, 2, then beside)."""
     world = world_of(ROOM, [("b", (1, 1), BRUTE), ("a1", (3, 1), ALLY),
                             ("a2", (3, 2), ALLY), ("hero", (6, 1), PLAYER)])
     walk = [view_of(world, "b").distance("hero")]
-    for _ in range(8):
+    for _ in range(12):
         before = len(steps(world))
         world.tick()
         if len(steps(world)) > before:
             walk.append(view_of(world, "b").distance("hero"))
-    assert walk == [5, 4, 3, 2, 1]
-    assert [to for *_, to in steps(world)] == [(2, 2), (3, 3), (4, 2), (5, 1)]
+    assert walk == [5, 4, 4, 3, 2, 1]
+    assert [to for *_, to in steps(world)] == [(2, 1), (2, 2), (3, 3), (4, 3), (5, 2)]
 
 
 def test_r_mind_3_a_fighter_does_not_walk():
@@ -331,19 +348,19 @@ def test_r_mind_3_a_foe_out_of_sight_is_followed_to_its_last_cell_then_forgotten
     assert world.next_pulse() is None
 
 
-def test_r_mind_3_a_foe_lost_behind_a_pillar_is_walked_to_not_forgotten():
-    """R-MIND-3: the brute's first step, to (4, 2), puts the wall at (2, 3) between it
-    and the hero, who has not moved. It walks on to the cell where it last saw the
-    hero, which the hero still holds, so to beside it: at (3, 2) it sees the hero
-    again, and fights it from (2, 2). (Found by test_minds_properties: the brute took
-    the taken cell for one it could not reach, and forgot the hero at once.)"""
-    world = world_of(["...#.....", ".........", ".........", "..#......"],
-                     [("b", (5, 1), BRUTE), ("hero", (1, 3), PLAYER)])
-    world.tick()
-    assert not view_of(world, "b").sees((1, 3))
-    ticks(world, 6)
-    assert steps(world) == [(0, "b", (5, 1), (4, 2)), (2, "b", (4, 2), (3, 2)),
-                            (4, "b", (3, 2), (2, 2))]
+def test_r_mind_3_a_foe_lost_behind_a_wall_is_walked_to_not_forgotten():
+    """R-MIND-3: the brute remembers the hero at the cell it last saw it on, behind a
+    wall now; the hero still holds that cell. The brute walks to beside it, round the
+    wall's foot, and fights it from (2, 2). (Found by test_minds_properties: the brute
+    took the taken cell for one it could not reach, and forgot the hero at once.)"""
+    world = world_of(["...#.....", "...#.....", "...#.....", "........."],
+                     [("b", (5, 1), BRUTE), ("hero", (1, 1), PLAYER)])
+    assert not view_of(world, "b").sees((1, 1))
+    memory = world.sheet("b").mind
+    memory.target, memory.last_seen = "hero", (1, 1)
+    ticks(world, 7)
+    assert steps(world) == [(0, "b", (5, 1), (4, 2)), (2, "b", (4, 2), (3, 3)),
+                            (4, "b", (3, 3), (2, 2))]
     assert fights(world)[0] == (6, "b", "hero", "started", "aggressive")
 
 
@@ -375,8 +392,8 @@ def test_r_mind_4_assist_joins_a_fight_of_its_side_that_it_sees():
     world = ticks(world_of(OPEN, [
         ("g", (1, 1), GUARD), ("k", (5, 1), 'hp = 1000\nfighting = "hero"'),
         ("hero", (6, 1), PLAYER)]), 12)
-    assert steps(world, "g") == [(0, "g", (1, 1), (2, 2)), (2, "g", (2, 2), (3, 2)),
-                                 (4, "g", (3, 2), (4, 2)), (6, "g", (4, 2), (5, 2))]
+    assert steps(world, "g") == [(0, "g", (1, 1), (2, 1)), (2, "g", (2, 1), (3, 1)),
+                                 (4, "g", (3, 1), (4, 1)), (6, "g", (4, 1), (5, 2))]
     assert (8, "g", "hero", "started", "assist") in fights(world)
 
 
@@ -559,8 +576,8 @@ def test_r_side_1_minds_never_pick_their_own_side_even_when_it_is_nearest():
         ("orc", (2, 1), 'side = "orcs"\nhp = 1000'),
         ("b", (1, 1), BRUTE + '\nside = "orcs"'),
         ("kobold", (5, 1), "hp = 1000")]), 10)
-    assert steps(world) == [(0, "b", (1, 1), (2, 0)), (2, "b", (2, 0), (3, 1)),
-                            (4, "b", (3, 1), (4, 1))]
+    assert steps(world) == [(0, "b", (1, 1), (2, 2)), (2, "b", (2, 2), (3, 2)),
+                            (4, "b", (3, 2), (4, 2))]
     assert fights(world)[0] == (6, "b", "kobold", "started", "aggressive")
     alone = world_of(OPEN, [("b1", (1, 1), BRUTE), ("b2", (3, 1), BRUTE)])
     alone.run(pulses=100)

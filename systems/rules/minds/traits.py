@@ -161,19 +161,22 @@ def _attack_beside(view: MindView, actor: str, traits: MindDef) -> Attack | None
 
 
 def _pursue(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
+    """R-MIND-3, R-MIND-4 and memory: of the foes it goes for, the nearest by walking
+    distance, ties to the earlier spawn, is its target: attacked when beside it, else
+    stepped toward (`MindView.step_toward`), and remembered with its cell."""
     memory = view.memory
-    target: Seen | None = None
+    group: tuple[Seen, ...] = ()
     why = "aggressive"
     if traits.aggressive:
-        target = _nearest(view, view.foes)
-    if target is None and traits.assist:
-        target = _nearest(view, view.fights_of_allies())
-        why = "assist"
+        group = view.foes
+    if not group and traits.assist:
+        group, why = view.fights_of_allies(), "assist"
+    target = view.nearest(group) if group else None
     if target is None and memory.target is not None:
         remembered = view.creature(memory.target)
         if remembered is not None and remembered.side != view.me.side:
-            target = remembered  # its attacker from afar (R-ACT-1), or a foe it chased
-            why = "aggressive" if traits.aggressive else "attacked"
+            group = (remembered,)  # its attacker from afar (R-ACT-1), or a foe it chased
+            target, why = remembered, "aggressive" if traits.aggressive else "attacked"
     if target is not None:
         memory.target, memory.last_seen = target.id, target.at
         if view.is_beside(target):
@@ -185,16 +188,8 @@ def _pursue(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
         step = view.step_toward(memory.last_seen)
         if step is not None:
             return Move(actor=actor, to=step)
-        memory.target = memory.last_seen = None  # there, or no way there: forgotten
-    return None
-
-
-def _nearest(view: MindView, candidates: tuple[Seen, ...]) -> Seen | None:
-    """The nearest by walking distance, ties to the one that came first (spawn order:
-    the candidates come in it); None when none can be reached."""
-    best: tuple[int, Seen] | None = None
-    for seen in candidates:
-        distance = view.distance(seen)
-        if distance is not None and (best is None or distance < best[0]):
-            best = (distance, seen)
-    return None if best is None else best[1]
+        left = view.distance(memory.last_seen)
+        taken = view.occupied(memory.last_seen)
+        if left is None or left == 0 or (taken and left <= 1):
+            memory.target = memory.last_seen = None  # there, or no way there: forgotten
+    return None  # (a crowd in the way: it waits, remembering)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.grid import NEIGHBOURS
 from affray.systems.rules import sight as vision
+from affray.systems.rules import walking
 from affray.systems.rules.engagement import beside
 
 if TYPE_CHECKING:
@@ -27,16 +27,6 @@ if TYPE_CHECKING:
 Cell = tuple[int, int]
 # Sight when a creature's mind is a game's (no `sight` trait): the built-in default.
 DEFAULT_SIGHT = 8
-
-
-# The walking distance of a cell that no foe can reach: farther than any reachable one.
-UNREACHABLE = 10**9
-
-
-def _far(field: vision.Distances, cell: Cell) -> int:
-    """The walking distance from the nearest root of `field` to `cell`."""
-    value = field.at(cell)
-    return UNREACHABLE if value is None else value
 
 
 class Seen(NamedTuple):
@@ -136,102 +126,132 @@ class MindView:
         """A creature it sees, by id (None when it does not see it or it is dead)."""
         return next((s for s in self.seen if s.id == creature_id), None)
 
-    # -- walking (R-MIND-3) ------------------------------------------------------------
+    # -- walking (R-MIND-3, R-MIND-5; systems/rules/walking.py) ----------------------------
     @cached_property
     def _reach(self) -> int:
         return max(2 * self.sight, 8)
 
-    def _field(self, whole: bool = False) -> vision.Distances:
-        key = (self._sheet.entity, "whole" if whole else "near")
-        return vision.distances_from(self._world, key, (self.me.at,),
-                                    None if whole else self._reach)
+    def _walk(self, key: str, roots: tuple[Cell, ...], whole: bool) -> walking.Field:
+        return walking.field(self._world, (self._sheet.entity, key, whole), roots,
+                             self.me.at, None if whole else self._reach)
+
+    def _value(self, key: str, roots: tuple[Cell, ...], cell: Cell) -> tuple[walking.Field,
+                                                                           int | None]:
+        """The field from `roots` and its value at `cell` (within a step of the centre):
+        the window's when exact, else the whole map's."""
+        near = self._walk(key, roots, False)
+        value = near.at(cell)
+        if value is not None and near.exact(value):
+            return near, value
+        whole = self._walk(key, roots, True)
+        return whole, whole.at(cell)
 
     def distance(self, target: str | Seen | Cell) -> int | None:
-        """Walking distance to a creature it sees (to stand beside it and strike: 1 when
-        beside) or to a cell (to stand on it; to beside it when someone stands there, as
-        on a creature's); None when no path."""
-        cell, creature = self._goal(target)
+        """Walking distance through the terrain (creatures do not count: they block a
+        step, not the way) from it to a creature's cell (1 when beside it) or to a
+        cell; None when no walk reaches it."""
+        cell = self._goal(target)
         if cell is None:
             return None
-        for whole in (False, True):
-            field = self._field(whole)
-            value = vision.to_creature(field, cell) if creature else field.at(cell)
-            if value is not None and field.exact(value, cell):
-                return value
-        return None
-
-    def step_toward(self, target: str | Seen | Cell) -> Cell | None:
-        """The first step of a shortest path to a creature (to beside it) or a cell (to
-        it; to beside it when someone stands there: the cell a foe was last seen on,
-        R-MIND-3, may still hold it); None when beside it already, at the cell, or no
-        path."""
-        cell, creature = self._goal(target)
-        if cell is None or cell == self.me.at:
+        _field, value = self._value("me", (self.me.at,), cell)
+        if value is not None and not _field.exact(value):
             return None
-        if creature and max(abs(cell[0] - self.me.at[0]), abs(cell[1] - self.me.at[1])) == 1:
-            return None
-        for whole in (False, True):
-            field = self._field(whole)
-            goal = vision.approach_cell(field, cell) if creature else cell
-            if goal is None:
-                continue
-            value = field.at(goal)
-            if value is None or not field.exact(value, goal):
-                continue
-            return vision.first_step(field, goal)
-        return None
+        return value
 
-    def _goal(self, target: str | Seen | Cell) -> tuple[Cell | None, bool]:
-        """(cell, walked to beside it): an id of a creature it sees, a creature's record
-        (seen or not: one in a fight it sees), or a cell (beside it when taken)."""
+    def step_toward(self, target: str | Seen | Cell | tuple[Seen, ...]) -> Cell | None:
+        """The step toward a creature, a cell, or the nearest of several creatures
+        (`walking.step_down`): to the first free neighbour, in R-GRID-2's order, of
+        least walking distance to them, when that is nearer than where it stands; for
+        one goal with a crowd in the way, the step round it (`walking.detour`). None
+        when beside a creature goal already, at a cell goal, or no step brings it
+        nearer."""
+        goals = self._goals(target)
+        if not goals:
+            return None
+        here = self.me.at
+        if any(max(abs(x - here[0]), abs(y - here[1])) <= (0 if cell_goal else 1)
+               for (x, y), cell_goal in goals):
+            return None
+        roots = tuple(cell for cell, _ in goals)
+        field, value = self._value(f"goal{len(roots)}", roots, here)
+        if value is None:
+            return None
+        around = field.around(here)
+        if not all(v is None or field.exact(v) for v in around):
+            field = self._walk(f"goal{len(roots)}", roots, True)
+            value, around = field.at(here), field.around(here)
+        grid = self._world.grid
+        index = walking.step_down(around, walking.free_around(grid, here), value)
+        if index is None and len(roots) == 1:
+            index = walking.detour(grid, roots[0], here, None if field.radius is None
+                                   else self._reach)
+        return None if index is None else walking.neighbour(here, index)
+
+    def _goal(self, target: str | Seen | Cell) -> Cell | None:
         if isinstance(target, Seen):
-            return target.at, True
+            return target.at
         if isinstance(target, str):
             seen = self.creature(target)
-            return (seen.at if seen is not None else None), True
-        cell = (int(target[0]), int(target[1]))
+            return seen.at if seen is not None else None
+        return int(target[0]), int(target[1])
+
+    def _goals(self, target: str | Seen | Cell | tuple[Seen, ...]
+               ) -> list[tuple[Cell, bool]]:
+        """(cell, is a cell goal) for each goal: a creature is reached beside it, a cell
+        on it (beside it when someone stands there: the cell a foe was last seen on may
+        still hold it)."""
+        if isinstance(target, tuple) and target and isinstance(target[0], Seen):
+            return [(seen.at, False) for seen in target]  # type: ignore[union-attr]
+        if isinstance(target, Seen | str):
+            cell = self._goal(target)  # type: ignore[arg-type]
+            return [] if cell is None else [(cell, False)]
+        cell = self._goal(target)  # type: ignore[arg-type]
+        if cell is None:
+            return []
         grid = self._world.grid
         taken = (cell != self.me.at and grid.in_bounds(*cell)
                  and bool(grid.occupant[cell[1], cell[0]]))
-        return cell, taken
+        return [(cell, not taken)]
+
+    def occupied(self, cell: Cell) -> bool:
+        """Someone other than itself stands on the cell."""
+        grid = self._world.grid
+        return (cell != self.me.at and grid.in_bounds(*cell)
+                and bool(grid.occupant[cell[1], cell[0]]))
+
+    def nearest(self, candidates: tuple[Seen, ...]) -> Seen | None:
+        """R-MIND-3: the candidate nearest by walking distance, ties to the earlier spawn
+        (the candidates come in spawn order); None when none is reachable."""
+        best: tuple[int, Seen] | None = None
+        for seen in candidates:
+            value = self.distance(seen)
+            if value is not None and (best is None or value < best[0]):
+                best = (value, seen)
+        return None if best is None else best[1]
 
     def free_cells(self) -> list[Cell]:
         """The neighbouring cells it could step to, in R-GRID-2's order."""
-        grid = self._world.grid
-        x, y = self.me.at
-        out = []
-        for dx, dy in NEIGHBOURS:
-            nx, ny = x + dx, y + dy
-            if (grid.in_bounds(nx, ny) and not grid.blocks(nx, ny)
-                    and not grid.occupant[ny, nx]):
-                out.append((nx, ny))
-        return out
+        here = self.me.at
+        return [walking.neighbour(here, i)
+                for i, open_ in enumerate(walking.free_around(self._world.grid, here))
+                if open_]
 
     def away_cell(self) -> Cell | None:
-        """R-MIND-5: the neighbouring free cell farthest by walking distance from the foes
-        it sees (ties: fewer foes beside it, then R-GRID-2's order), and never one with
-        more foes beside it than it has now. Distances are those of the world after the
-        step: the cell it leaves is free for its foes to walk through. A step that leaves
-        it no better off than it stands (no farther, and beside no fewer foes) is no
-        flee; None when there is no cell that is better."""
+        """R-MIND-5: the step away from the foes it sees (`walking.step_up`): the free
+        neighbour farthest from them by walking distance, ties to fewer foes beside it,
+        then R-GRID-2's order; never beside more foes than now, and only a step that
+        leaves it better off. None when there is no such cell."""
         foes = self.foes
         if not foes:
             return None
         roots = tuple(f.at for f in foes)
         here = self.me.at
-        field = vision.distances_from(self._world, (self._sheet.entity, "away"), roots,
-                                      None, free=(here,))
-        here_near = self._foes_beside(here, foes)
-        standing = (-_far(field, here), here_near)
-        best: tuple[tuple[int, int], Cell] | None = None
-        for cell in self.free_cells():
-            near = self._foes_beside(cell, foes)
-            if near > here_near:
-                continue
-            key = (-_far(field, cell), near)
-            if key < standing and (best is None or key < best[0]):
-                best = (key, cell)
-        return None if best is None else best[1]
+        field = self._walk("away", roots, True)
+        crowd = [self._foes_beside(walking.neighbour(here, i), foes) for i in range(8)]
+        index = walking.step_up(field.around(here),
+                                walking.free_around(self._world.grid, here),
+                                field.at(here), crowd, self._foes_beside(here, foes))
+        return None if index is None else walking.neighbour(here, index)
 
     @staticmethod
     def _foes_beside(cell: Cell, foes: tuple[Seen, ...]) -> int:

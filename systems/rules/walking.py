@@ -1,0 +1,195 @@
+"""Walking distance and the step it gives (R-MIND-3, R-MIND-5): one definition, for a mind
+deciding alone and for many deciding together (armies).
+
+Walking distance is measured through the terrain: 8 directions at one step each, walls
+and shut doors block, water and ice are walked on. Creatures block the *step* (a step
+must end on a free cell), not the *measure*: the path toward a foe is measured as if the
+creatures between would have moved by the time it gets there, which is what lets one
+map per side serve every one of its movers in a pulse, and crowds flow instead of
+planning round every body (docs/decisions.md, "R-MIND-3: walking distance").
+
+- `field(world, key, roots, centre, radius)`: tcod's Dijkstra from the roots over the
+  terrain, on the window of `radius` around `centre` (None: the whole map), kept in
+  `World.sight_cache` while the terrain (`Grid.terrain_version`) and the roots stand.
+  A window value v at a cell within one step of the centre is the map's when
+  v <= 2 * radius + 1 - r, r the farthest root's Chebyshev distance from the centre (a
+  path that leaves the window and comes back is at least that long): `Field.exact`.
+- `step_down(values, free, here)`: the step toward the roots: among the free neighbours
+  (in R-GRID-2's order: orthogonal first), the first of those with the least value, if
+  that value is less than the value where it stands; else no step (it waits, or fights).
+- `detour(grid, goal, here, radius)`: when no free neighbour is nearer by the terrain
+  (a crowd stands in the way), the step round it: the same rule on the field in which
+  every creature blocks; none nearer either: it waits.
+- `step_up(...)`: the step away (a flee), the mirror rule with its own tie-break.
+
+Reads the grid (terrain, shut doors, occupancy for `free_around`, `terrain_version`);
+writes only `World.sight_cache`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import tcod.path
+
+from affray.grid import NEIGHBOURS, Terrain
+
+if TYPE_CHECKING:
+    from affray.grid import Grid
+    from affray.world import World
+
+Cell = tuple[int, int]
+UNREACHED = int(np.iinfo(np.int32).max)
+_WALL = int(Terrain.WALL)
+
+
+@dataclass(slots=True)
+class Field:
+    """Walking distances from the roots: `dist[y - y0, x - x0]`, UNREACHED where no walk
+    within the window reaches. `radius` None: the whole map."""
+
+    version: int
+    roots: tuple[Cell, ...]
+    centre: Cell
+    radius: int | None
+    x0: int
+    y0: int
+    dist: np.ndarray
+
+    def at(self, cell: Cell) -> int | None:
+        """The distance at a cell, None when unreached or off the window."""
+        x, y = cell[0] - self.x0, cell[1] - self.y0
+        height, width = self.dist.shape
+        if not (0 <= x < width and 0 <= y < height):
+            return None
+        value = int(self.dist[y, x])
+        return None if value == UNREACHED else value
+
+    def exact(self, value: int) -> bool:
+        """Whether a value read within one step of the centre is the whole map's
+        (module docstring)."""
+        if self.radius is None:
+            return True
+        cx, cy = self.centre
+        r = max((max(abs(x - cx), abs(y - cy)) for x, y in self.roots), default=0)
+        return value <= 2 * self.radius + 1 - r
+
+    def around(self, cell: Cell) -> list[int | None]:
+        """The values at the 8 neighbours of `cell`, in R-GRID-2's order."""
+        return [self.at((cell[0] + dx, cell[1] + dy)) for dx, dy in NEIGHBOURS]
+
+
+def walkable(grid: Grid, x0: int, y0: int, x1: int, y1: int,
+             around: bool = False) -> np.ndarray:
+    """1 where the terrain may be walked (not a wall, not a shut door), else 0: tcod's
+    cost array. Creatures are not in it (module docstring), unless `around`: then every
+    occupied cell blocks too (the way round a crowd, `detour`)."""
+    open_ = (grid.terrain[y0:y1, x0:x1] != _WALL) & ~grid.shut[y0:y1, x0:x1]
+    if around:
+        open_ &= grid.occupant[y0:y1, x0:x1] == 0
+    return open_.astype(np.int8)
+
+
+def compute(grid: Grid, roots: tuple[Cell, ...], centre: Cell, radius: int | None,
+            around: bool = False) -> Field:
+    """A new field (no cache); `around`: creatures block it too (`detour`)."""
+    if radius is None:
+        x0, y0, x1, y1 = 0, 0, grid.width, grid.height
+    else:
+        cx, cy = centre
+        x0, y0 = max(0, cx - radius), max(0, cy - radius)
+        x1, y1 = min(grid.width, cx + radius + 1), min(grid.height, cy + radius + 1)
+    cost = walkable(grid, x0, y0, x1, y1, around)
+    dist = np.full((y1 - y0, x1 - x0), UNREACHED, dtype=np.int32)
+    for x, y in roots:
+        if x0 <= x < x1 and y0 <= y < y1:
+            dist[y - y0, x - x0] = 0
+    tcod.path.dijkstra2d(dist, cost, 1, 1, out=dist)
+    return Field(grid.version if around else grid.terrain_version, roots, centre, radius,
+                 x0, y0, dist)
+
+
+def field(world: World, key: object, roots: tuple[Cell, ...], centre: Cell,
+          radius: int | None) -> Field:
+    """`compute`, kept under `key` while the terrain, the roots and the window stand."""
+    cache = world.sight_cache
+    cached = cache.get(("walk", key))
+    grid = world.grid
+    if (cached is not None and cached.version == grid.terrain_version
+            and cached.roots == roots and cached.radius == radius
+            and (radius is None or cached.centre == centre)):
+        return cached
+    made = compute(grid, roots, centre, radius)
+    cache[("walk", key)] = made
+    return made
+
+
+def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None) -> int | None:
+    """R-MIND-3 when the way is blocked: no free neighbour nearer by the terrain (a crowd
+    stands in it), the step round the crowd: the field from `goal` with every creature
+    blocking (but the walker and the goal), its step by `step_down`; None when none
+    is nearer either (it waits)."""
+    made = compute(grid, (goal,), here, radius, around=True)
+    hx, hy = here[0] - made.x0, here[1] - made.y0
+    if 0 <= hy < made.dist.shape[0] and 0 <= hx < made.dist.shape[1]:
+        # the walker's own cell: its value from its free neighbours, as if it were free
+        values = [v for v in made.around(here) if v is not None]
+        value = min(values) + 1 if values else None
+    else:
+        value = None
+    return step_down(made.around(here), free_around(grid, here), value)
+
+
+def free_around(grid: Grid, cell: Cell) -> list[bool]:
+    """Whether each neighbour of `cell` (R-GRID-2's order) is a cell a step may end on:
+    on the map, walkable, nobody there."""
+    x, y = cell
+    out = []
+    for dx, dy in NEIGHBOURS:
+        nx, ny = x + dx, y + dy
+        out.append(0 <= nx < grid.width and 0 <= ny < grid.height
+                   and grid.terrain[ny, nx] != _WALL and not grid.shut[ny, nx]
+                   and not grid.occupant[ny, nx])
+    return out
+
+
+def step_down(values: list[int | None], free: list[bool], here: int | None) -> int | None:
+    """R-MIND-3: the index (into NEIGHBOURS) of the step toward the roots: the first free
+    neighbour of least value, when that value is below `here`; else None."""
+    best: int | None = None
+    best_value = UNREACHED
+    for index, (value, open_) in enumerate(zip(values, free, strict=True)):
+        if open_ and value is not None and value < best_value:
+            best, best_value = index, value
+    if best is None or here is None or best_value >= here:
+        return None
+    return best
+
+
+def step_up(values: list[int | None], free: list[bool], here: int | None,
+            crowd: list[int], crowd_here: int) -> int | None:
+    """R-MIND-5: the index of the step away from the roots: the free neighbour of the
+    greatest value (a cell no root reaches counts as farthest), ties to the one with
+    fewer foes beside it (`crowd`), then R-GRID-2's order; never one with more foes beside
+    it than where it stands, and only one that leaves it better off (farther, or as far
+    beside fewer foes); else None."""
+    def key(value: int | None, near: int) -> tuple[int, int]:
+        return (-(UNREACHED if value is None else value), near)
+
+    standing = key(here, crowd_here)
+    best: int | None = None
+    best_key = standing
+    for index, (value, open_) in enumerate(zip(values, free, strict=True)):
+        if not open_ or crowd[index] > crowd_here:
+            continue
+        candidate = key(value, crowd[index])
+        if candidate < best_key:
+            best, best_key = index, candidate
+    return best
+
+
+def neighbour(cell: Cell, index: int) -> Cell:
+    dx, dy = NEIGHBOURS[index]
+    return cell[0] + dx, cell[1] + dy
