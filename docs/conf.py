@@ -126,6 +126,26 @@ def _include_example_walkthrough(app: Any, docname: str, source: list[str]) -> N
     source[0] = f"{before}{heading}\n{example_walkthrough(readme, EXAMPLE_README.parent)}"
 
 
+def _drop_object_base(app: Any, name: str, obj: Any, options: Any, bases: list[type]) -> None:
+    """"Bases: object" on every plain class says nothing: a class's bases are shown only
+    when it has some (autodoc still writes an empty "Bases:", which `_drop_empty_bases`
+    removes)."""
+    bases[:] = [base for base in bases if base is not object]
+
+
+def _drop_empty_bases(app: Any, doctree: Any) -> None:
+    """Remove the empty "Bases:" paragraph a class with no base but object is left with."""
+    from docutils import nodes
+    from sphinx import addnodes
+
+    for content in doctree.findall(addnodes.desc_content):
+        for paragraph in list(content.findall(nodes.paragraph)):
+            if paragraph.parent is content and paragraph.astext().strip() == "Bases:":
+                content.remove(paragraph)
+
+
 def setup(app: Any) -> None:
     app.connect("autodoc-process-docstring", _drop_field_alias_docs)
+    app.connect("autodoc-process-bases", _drop_object_base)
+    app.connect("doctree-read", _drop_empty_bases)
     app.connect("source-read", _include_example_walkthrough)
