@@ -70,6 +70,10 @@ add_module_names = False
 # of this type ("more than one target found"); every other warning stays an error.
 suppress_warnings = ["ref.python"]
 
+# A code block without a language (the CLI's usage, a screen, a table printed by a
+# command) is shown as text, not guessed at as Python.
+highlight_language = "text"
+
 html_theme = "furo"
 html_title = f"affray {release}"
 html_static_path = ["_static"]
