@@ -26,7 +26,7 @@ def tdiv(numerator: Any, denominator: Any) -> Any:
     Ints (the fast path) or int arrays, by whole numbers above 0 for arrays (an int or an
     array of them). The array fast paths are exact: no negative numerator, floor division
     (a shift for a power of two); every numerator below 2**53 in magnitude, the float
-    quotient truncated (its rounding error, under |q| / 2**53, is below the 1/denominator
+    quotient truncated (its rounding error, under `|q| / 2**53`, is below the 1/denominator
     between q and the next whole number, so truncation never crosses one)."""
     if type(numerator) is int and type(denominator) is int:
         quotient = numerator // denominator  # floors; ZeroDivisionError on 0

@@ -13,7 +13,7 @@ from affray.systems.spell import SpellSystem
 from affray.systems.stun import StunSystem
 from affray.systems.terrain import TerrainSystem
 
-# R-TIME-4: Pulse, Stun, Melee, Spell, Arc, Burst, FloorItemLoss, Terrain.
+#: R-TIME-4: Pulse, Stun, Melee, Spell, Arc, Burst, FloorItemLoss, Terrain.
 SCHEDULE: tuple[type[System], ...] = (
     PulseSystem,
     StunSystem,

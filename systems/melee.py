@@ -10,6 +10,7 @@ no event (its target gone) marks the fighter in `volley_cache` for reading again
 On the pulse a round falls due (pulse divisible by the round length), the fighters are
 snapshot in spawn order; each living one gets one round, in the source's order
 (source_notes section 3, `multi_hit` then the round's end):
+
 1. asleep or worse, no blows; else its stun check (R-STUN-2): a stunned or weak-stunned
    fighter loses its blows (the check turns stun into weak stun, removes weak stun);
 2. else it stands up if prone (R-STUN-5, R-LAG-3), then deals its blows: one, a quick
@@ -20,6 +21,7 @@ snapshot in spawn order; each living one gets one round, in the source's order
 4. its target, if alive and prone, tries to stand up (the source's
    stand_up_after_round): a stunned target never does, a weak-stunned one half the time
    (R-STUN-5).
+
 A creature that died earlier in the round is skipped; a death inside a blow or a hook
 ends that fighter's round (R-DMG-2), except for the hooks of a fighter that killed.
 """

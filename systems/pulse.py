@@ -1,7 +1,7 @@
 """Pulse: lag countdown, status ticks, then the action step: queued actions and minds.
 
 Lag counts down first (R-LAG-1); then statuses tick and end (burning, poison, corroded:
-R-STAT-*), before the actions, so a creature that steps into water this pulse has
+`R-STAT-*`), before the actions, so a creature that steps into water this pulse has
 already taken the pulse's burn; then the action step runs, in one spawn-order pass
 (R-GRID-3), each free actor's first queued action (R-LAG-2) and, for a free creature
 with a mind and nothing queued, what its mind chooses (R-MIND-1..7,

@@ -1,4 +1,4 @@
-"""Spell: the casts due this pulse (R-LVL-*, R-SHAPE-*, R-SAVE-10, R-TYPE-*, section 11).
+"""Spell: the casts due this pulse (`R-LVL-*`, `R-SHAPE-*`, R-SAVE-10, `R-TYPE-*`, section 11).
 
 A cast was checked at submit (R-ENG-2) and handed over by the action step through
 `world.casts_due` with its beats of wait already paid. Here, in the order the casts were

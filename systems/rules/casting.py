@@ -2,7 +2,7 @@
 
 The Spell system resolves a cast's shape, strikes every creature it reaches (saves,
 damage pipeline, magic's type rules on creatures), and the Arc system carries
-electricity on through arcs and water (R-ELEC-*). Each resolved cast leaves one
+electricity on through arcs and water (`R-ELEC-*`). Each resolved cast leaves one
 `CastRecord` in `world.cast_records` for the rest of the pulse: Burst reads its
 `effect_cells` and `strikes` (cell effects, R-SHAPE-7; pushes, R-FORCE-1),
 FloorItemLoss its `area` (R-LOSS-1). The list is emptied at the start of the next

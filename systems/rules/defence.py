@@ -7,6 +7,7 @@ block, dodge). The first that returns True ends the blow with a `defended` event
 adds, removes or reorders defences on `world.rules.defences`.
 
 Shared rules, applied by every skill defence:
+
 - a skill's effective value of 1 or less means "never practised": refuse (R-DEF-3);
 - NPCs never consult skills: they use only the defences their template lists, at flat
   chances from content (dodge 50, others 30), then the same level terms (R-DEF-4, R-DEF-7);
@@ -18,6 +19,7 @@ Shared rules, applied by every skill defence:
   succeeds by 1.5 (R-DEF-8);
 - an NPC's chance is flat: no class, dexterity or attacker-weapon modifiers (a whip
   still makes a shield block fail: that is a condition, not a modifier).
+
 Bat swarm is an affect, not a skill: none of the above touches it (R-DEF-2).
 All divisions truncate toward zero. Rolls: blind fighting first (if blind), then the
 defence's own roll.

@@ -6,6 +6,7 @@ save, the damage pipeline, then the type rules of section 11 and the spell's own
 Melee never comes here (R-MELEE-8).
 
 Order within one strike (a **decision**, docs/decisions.md):
+
 1. Undead struck by necrotic harm are immune (R-NECRO-1): an `immune` event, nothing else.
 2. The save (R-SAVE-10): every creature struck rolls its own, unless the spell says
    `save = "none"`. An immune victim always saves (R-SAVE-6).

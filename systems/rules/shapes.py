@@ -91,7 +91,7 @@ def step_offset(dx: int, dy: int, k: int) -> Cell:
 
     k along the major axis, round(k * minor / major) along the minor one with halves
     rounded away from the start (R-SHAPE-1 **decision**). Operands are never negative,
-    so floor division is exact truncation here. k may exceed max(|dx|, |dy|): the line
+    so floor division is exact truncation here. k may exceed `max(|dx|, |dy|)`: the line
     then runs on past (dx, dy) with the same slope.
     """
     ax, ay = abs(dx), abs(dy)
@@ -451,7 +451,7 @@ def _burst(grid: Grid, origin: Cell, aim: Cell, range_: int, radius: int,
 
 
 def cone_mask(origin: Cell, aim: Cell, range_: int) -> np.ndarray:
-    """Flat bool mask over the (2R+1)^2 window around `origin`, R = range_: the cells at
+    """Flat bool mask over the (2R+1)^2 window around `origin`, R = `range_`: the cells at
     most 45 degrees from the aim direction (inclusive), the origin excluded. Read-only:
     cached per range and direction (direction reduced by its gcd)."""
     ax, ay = aim[0] - origin[0], aim[1] - origin[1]

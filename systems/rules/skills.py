@@ -43,7 +43,7 @@ _npc_weapon_skill = functools.lru_cache(maxsize=4096)(npc_weapon_skill)
 
 
 def effective_skill(world: World, sheet: Sheet, name: str, spell: bool = False) -> int:
-    """Learned percent, cut by daze (spell: /2, other: *2/3), clamped 0..100."""
+    """Learned percent, cut by daze (spell: `/2`, other: `*2/3`), clamped 0..100."""
     learned = sheet.skills.learned.get(name, 0)
     if not learned:
         return 0

@@ -6,7 +6,7 @@ R-LVL-3 in the seed's order, each reading the world's rng in a fixed order (spel
 roll, the improved-casting roll, mastering's roll then its 1..4 or 1..5). The formulas
 and integer arithmetic are the source's `DefaultSpell::getSpellLevel`; where the seed and
 the source differ the seed wins (the clan upgrade of mastering exists; the source-only
-"Shalafi atheist +2" does not). See docs/decisions.md, R-LVL-*.
+"Shalafi atheist +2" does not). See docs/decisions.md, `R-LVL-*`.
 
 Skills are read as effective skills (daze halves them: R-LAG-3) and a skill step rolls
 only when the caster's effective skill is above 0. NPCs cast at their modify level.

@@ -5,6 +5,7 @@ When a round has at least `fight.vectorise_min_fighters` fighters and the world'
 the round's snapshot itself (`world.fighting` in spawn order, as rows of the columns
 kept between rounds in `World.volley_cache`: volley_columns.py). Each fighter takes one
 of two paths in the same round:
+
 - the vectorised path, if it and its target are *plain* and beside each other: alive,
   standing or fighting, not stunned, weak-stunned or paralysed, not immortal, a player
   with movement points for a whole round of blows, and no hook of any kind for either
@@ -21,6 +22,7 @@ a turn that may kill is walked blow by blow: a kill ends it (R-DMG-2), a fighter
 its turn gets none, a target dead by then ends the fight (R-MELEE-2). Each blow's event
 is the scalar path's, in its order, with its fields. Whatever a later blow could see
 changed is handled exactly:
+
 - a scalar fighter's turn runs where it falls, on the live state, and the creatures it
   touched have their later turns walked singly;
 - a plain fighter or target whose position changed before its turn (a player knocked
@@ -29,6 +31,7 @@ changed is handled exactly:
 - in a world with hooks, every turn that ran on the scalar path may have run a hook,
   which may change anything: the blows of the rest of the round are computed again from
   the state it left.
+
 A round's random numbers come from `world.rng.numpy()` in bulk, so its log differs from
 the scalar path's for the same seed but is the same for every run of that seed.
 """

@@ -6,6 +6,7 @@ numbers, and a round re-reads only the rows that may have changed since the last
 
 What may change a cached creature, and how the cache learns it (docs/decisions.md, "the
 persistent columns"):
+
 - the vectorised round itself: it writes what it changed (hit points, movement, whom a
   roused victim fights) into the columns as it writes the components;
 - anything else the engine does to a creature logs an event naming it (a blow, a spell, a
@@ -20,6 +21,7 @@ persistent columns"):
   with no creature, or more rows than 4 x the fighters + 4,096 throw the whole cache
   away (`VolleyCache.valid_for`); a world with a hook registered (a hook may change
   anything silently) keeps none (volley.volley_round reads its columns afresh).
+
 Lag (daze) is read from the lag table every round, never cached.
 
 Values derived from a creature's numbers (effective skills with daze, armor per column,
