@@ -1,4 +1,4 @@
-"""Sphinx configuration of affray's reference site (docs/decisions-docs.md says why Sphinx).
+"""Sphinx configuration of affray's reference site (docs/decisions.md says why Sphinx).
 
 Build (README, "Development"; CI runs the same in .ci/run):
 
@@ -39,7 +39,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 templates_path = ["_templates"]
-# decisions-NAME.md are helpers' notes the lead folds into decisions.md: not pages.
+# decisions-NAME.md: a working note of one part, folded into decisions.md: not a page.
 exclude_patterns = ["_build", "decisions-*.md", "Thumbs.db", ".DS_Store"]
 
 # Docstrings are prose in reStructuredText, and use `single backticks` for names and
