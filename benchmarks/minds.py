@@ -9,7 +9,7 @@ Rows (not wired into the suite yet; `minds_rows(content)` gives them all):
   every other foe fights an ally) and content's caster casting at every try (R-MIND-6:
   every spell of its list at every foe, by preview);
 - a Dijkstra map of a 512 x 512 floor with random walls from one root, through
-  `sight.distances` (the whole map: what a mind falls back to when its window is not
+  `walking.compute` (the whole map: what a mind falls back to when its window is not
   exact) against a bare `tcod.path.dijkstra2d` on the same cost array: the price of
   building the cost array and the result around tcod's own work.
 """
@@ -27,7 +27,7 @@ from affray.content_loader import Content
 from affray.creatures import resolve
 from affray.defs import CreatureFields
 from affray.grid import Grid, Terrain
-from affray.systems.rules import sight
+from affray.systems.rules import walking
 from affray.systems.rules.minds.traits import decide
 from affray.systems.rules.minds.view import MindView
 from affray.world import World
@@ -106,7 +106,7 @@ def wall_grid(side: int, walls: float = 0.2, seed: int = 1) -> Grid:
 def bare_dijkstra(cost: np.ndarray, root: tuple[int, int]) -> Callable[[], np.ndarray]:
     """tcod's Dijkstra alone, on a cost array made beforehand."""
     def run() -> np.ndarray:
-        dist = np.full(cost.shape, sight.UNREACHED, dtype=np.int32)
+        dist = np.full(cost.shape, walking.UNREACHED, dtype=np.int32)
         dist[root[1], root[0]] = 0
         tcod.path.dijkstra2d(dist, cost, 1, 1, out=dist)
         return dist
@@ -114,25 +114,25 @@ def bare_dijkstra(cost: np.ndarray, root: tuple[int, int]) -> Callable[[], np.nd
 
 
 def dijkstra_map(side: int = 512, repeats: int = 7) -> list[Result]:
-    """A whole-map walking-distance field through sight.distances, and tcod's bare
+    """A whole-map walking-distance field through walking.compute, and tcod's bare
     dijkstra2d on the same cost array; the ratio of the two."""
     grid = wall_grid(side)
     root = (side // 2, side // 2)
-    cost = sight.passable(grid, 0, 0, grid.width, grid.height)
+    cost = walking.walkable(grid, 0, 0, grid.width, grid.height)
     bare = bare_dijkstra(cost, root)
-    ours = sight.distances(grid, (root,), None)
+    ours = walking.compute(grid, (root,), root, None)
     if not np.array_equal(ours.dist, bare()):
-        raise AssertionError("sight.distances and the bare dijkstra2d disagree")
+        raise AssertionError("walking.compute and the bare dijkstra2d disagree")
     times_ours, times_bare = [], []
     for _ in range(repeats):
         start = time.perf_counter()
-        sight.distances(grid, (root,), None)
+        walking.compute(grid, (root,), root, None)
         times_ours.append(time.perf_counter() - start)
         start = time.perf_counter()
         bare()
         times_bare.append(time.perf_counter() - start)
     size = f"{side} x {side}, 20% walls"
-    ours_row = result_from("dijkstra map, sight.distances", size, "map", 1, times_ours,
+    ours_row = result_from("dijkstra map, walking.compute", size, "map", 1, times_ours,
                            note="cost array from the grid, then tcod")
     bare_row = result_from("dijkstra map, bare tcod", size, "map", 1, times_bare,
                            note="tcod.path.dijkstra2d on a ready cost array")

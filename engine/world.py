@@ -50,6 +50,7 @@ from affray.systems.rules.lag import LagTable
 from affray.systems.rules.minds import after_settled, rebuild_minded, stir
 from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
+from affray.systems.rules.roster import Roster, rebuild_roster
 from affray.systems.rules.sheet import Sheet, build_sheet
 from affray.systems.rules.statuses import begin as begin_statuses
 from affray.systems.rules.statuses import rebuild_status_index
@@ -150,6 +151,9 @@ class World:
         # of view and distance maps kept while nothing that blocks changes (sight.py).
         self.minded: set[int] = set()
         self.sight_cache: dict[Any, Any] = {}
+        # Where each creature stands, its side, alive: numpy columns by lag slot, for
+        # minds that look at many creatures at once (systems/rules/roster.py).
+        self.roster = Roster()
         self.stunned: set[int] = set()
         self.rules = default_rules(content) if rules is None else rules
         self.rules.bind(self)  # hook owners are checked against this world (registry)
@@ -228,6 +232,7 @@ class World:
         self.grid.occupant[y, x] = entity
         self.grid.version += 1
         sheet = self.sheets[entity] = build_sheet(entity, self.content)
+        self.roster.put(sheet)
         stir(self)  # resting minds look again: a newcomer logs no event (R-MIND-1)
         if values.mind.name is not None:
             self.minded.add(entity)
@@ -306,6 +311,7 @@ class World:
         rebuild_status_index(self)
         rebuild_fought_by(self)
         rebuild_minded(self)
+        self.roster = rebuild_roster(self.sheets)
         self.sight_cache = {}
 
     def sheet(self, creature_id: str) -> Sheet:
@@ -396,9 +402,10 @@ class World:
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
         sheet = self.sheets.get(entity)
-        if sheet is not None and (sheet.combat.fighting is not None
-                                  or entity in self.fought_by):
-            moved_apart(self, sheet, why)
+        if sheet is not None:
+            self.roster.moved(sheet)
+            if sheet.combat.fighting is not None or entity in self.fought_by:
+                moved_apart(self, sheet, why)
 
     # -- queries ----------------------------------------------------------------------------
     def entity(self, creature_id: str) -> int:
@@ -455,11 +462,16 @@ class World:
 
     def touch(self, creature_id: str | None = None) -> None:
         """Tell the engine a creature's components were changed by hand (None: any
-        creature, or many): the vectorised round's cached columns read it again.
-        The engine's own changes and the API's need no call (docs/api.md)."""
+        creature, or many): the vectorised round's cached columns and the minds' roster
+        read it again. The engine's own changes and the API's need no call
+        (docs/api.md)."""
         entity = None if creature_id is None else self.entity(creature_id)
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        if entity is None:
+            self.roster = rebuild_roster(self.sheets)
+        else:
+            self.roster.put(self.sheets[entity])
 
     def emit(self, event: Event) -> None:
         """Append an event to the log (R-ENG-4). The hottest paths (a blow's miss,

@@ -137,6 +137,7 @@ def kill(world: World, victim: Sheet, killer: Sheet | None) -> None:
     world.grid.version += 1  # a cell freed: minds' sight and paths look again
     world.ready.discard(victim.entity)
     world.minded.discard(victim.entity)
+    world.roster.died(victim)
     killer_id = killer.id if killer is not None else None
     world.emit(Death(world.pulse, victim.id, killer_id))
     foe_died(world, victim)  # R-ACT-2: nobody fights a corpse

@@ -57,6 +57,7 @@ class Field:
     x0: int
     y0: int
     dist: np.ndarray
+    bound: int = UNREACHED  # `exact`'s limit, worked out once
 
     def at(self, cell: Cell) -> int | None:
         """The distance at a cell, None when unreached or off the window."""
@@ -70,14 +71,16 @@ class Field:
     def exact(self, value: int) -> bool:
         """Whether a value read within one step of the centre is the whole map's
         (module docstring)."""
-        if self.radius is None:
-            return True
-        cx, cy = self.centre
-        r = max((max(abs(x - cx), abs(y - cy)) for x, y in self.roots), default=0)
-        return value <= 2 * self.radius + 1 - r
+        return value <= self.bound
 
     def around(self, cell: Cell) -> list[int | None]:
         """The values at the 8 neighbours of `cell`, in R-GRID-2's order."""
+        x, y = cell[0] - self.x0, cell[1] - self.y0
+        height, width = self.dist.shape
+        if 1 <= x < width - 1 and 1 <= y < height - 1:  # all inside: one slice
+            block = self.dist[y - 1:y + 2, x - 1:x + 2].tolist()
+            return [None if (v := block[1 + dy][1 + dx]) == UNREACHED else v
+                    for dx, dy in NEIGHBOURS]
         return [self.at((cell[0] + dx, cell[1] + dy)) for dx, dy in NEIGHBOURS]
 
 
@@ -107,8 +110,13 @@ def compute(grid: Grid, roots: tuple[Cell, ...], centre: Cell, radius: int | Non
         if x0 <= x < x1 and y0 <= y < y1:
             dist[y - y0, x - x0] = 0
     tcod.path.dijkstra2d(dist, cost, 1, 1, out=dist)
+    bound = UNREACHED
+    if radius is not None:
+        cx, cy = centre
+        r = max((max(abs(x - cx), abs(y - cy)) for x, y in roots), default=0)
+        bound = 2 * radius + 1 - r
     return Field(grid.version if around else grid.terrain_version, roots, centre, radius,
-                 x0, y0, dist)
+                 x0, y0, dist, bound)
 
 
 def field(world: World, key: object, roots: tuple[Cell, ...], centre: Cell,

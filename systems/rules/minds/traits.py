@@ -53,7 +53,7 @@ def decide(view: MindView, actor: str) -> AnyAction | None:
         return None  # R-MIND-3: a fighter does not walk
     if not view.can_move():
         return _attack_beside(view, actor, traits)
-    if traits.keep_range and view.foes:
+    if traits.keep_range and view.sees_a_foe():
         keep = _keep_range(view, actor, traits)
         if keep is not False:
             return keep  # type: ignore[return-value]
@@ -85,7 +85,7 @@ def _wimpy(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
 
 def _cast(view: MindView, actor: str, traits: MindDef) -> Cast | None:
     memory = view.memory
-    if not view.spells or not view.foes:
+    if not view.spells or not view.sees_a_foe():
         return None
     if view.pulse < memory.next_cast:
         memory.wake = memory.next_cast
@@ -128,8 +128,8 @@ def best_cast(view: MindView) -> tuple[str, str] | None:
 def _keep_range(view: MindView, actor: str, traits: MindDef) -> AnyAction | bool | None:
     """Closer than keep_range to its nearest foe: a step away; at the range: hold (None).
     Farther: False, so its other traits decide."""
-    me = view.me
-    nearest = min(max(abs(f.at[0] - me.at[0]), abs(f.at[1] - me.at[1])) for f in view.foes)
+    nearest = view.nearest_foe_cells()
+    assert nearest is not None  # it sees a foe (decide's guard)
     if nearest < traits.keep_range:
         cell = view.away_cell()
         if cell is not None:
@@ -165,17 +165,14 @@ def _pursue(view: MindView, actor: str, traits: MindDef) -> AnyAction | None:
     distance, ties to the earlier spawn, is its target: attacked when beside it, else
     stepped toward (`MindView.step_toward`), and remembered with its cell."""
     memory = view.memory
-    group: tuple[Seen, ...] = ()
     why = "aggressive"
-    if traits.aggressive:
-        group = view.foes
-    if not group and traits.assist:
-        group, why = view.fights_of_allies(), "assist"
-    target = view.nearest(group) if group else None
+    target = view.nearest_foe() if traits.aggressive else None
+    if target is None and traits.assist:
+        target, why = view.nearest(view.fights_of_allies()), "assist"
     if target is None and memory.target is not None:
         remembered = view.creature(memory.target)
         if remembered is not None and remembered.side != view.me.side:
-            group = (remembered,)  # its attacker from afar (R-ACT-1), or a foe it chased
+            # its attacker from afar (R-ACT-1), or a foe it chased
             target, why = remembered, "aggressive" if traits.aggressive else "attacked"
     if target is not None:
         memory.target, memory.last_seen = target.id, target.at

@@ -14,6 +14,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
 from affray.systems.rules import sight as vision
 from affray.systems.rules import walking
 from affray.systems.rules.engagement import beside
@@ -94,17 +96,30 @@ class MindView:
         return self._fov.sees(cell)
 
     @cached_property
-    def _seen_sheets(self) -> tuple[Sheet, ...]:
-        """The living creatures it sees, itself left out, in spawn order."""
+    def _seen_rows(self) -> np.ndarray:
+        """The roster rows of the living creatures it sees, itself left out, in spawn
+        order (rows are: `roster.py`)."""
         fov = self._fov
         height, width = fov.seen.shape
         occupant = self._world.grid.occupant[fov.y0:fov.y0 + height, fov.x0:fov.x0 + width]
-        entities = occupant[fov.seen & (occupant != 0)].tolist()
-        sheets = self._world.sheets
-        me = self._sheet.entity
-        found = [sheets[e] for e in entities if e != me]
-        found.sort(key=lambda s: s.spawn.number)
-        return tuple(found)
+        entities = occupant[fov.seen & (occupant != 0)]
+        rows = np.sort(self._world.roster.rows_of(entities))
+        return rows[rows != self._sheet.creature.slot]
+
+    @cached_property
+    def _foe_rows(self) -> np.ndarray:
+        """R-SIDE-1: the rows of those it sees of another side, in spawn order."""
+        roster = self._world.roster
+        rows = self._seen_rows
+        return rows[roster.side[rows] != roster.code(self.me.side)]
+
+    def _sheets_of(self, rows: np.ndarray) -> tuple[Sheet, ...]:
+        sheets, entity = self._world.sheets, self._world.roster.entity
+        return tuple(sheets[e] for e in entity[rows].tolist())
+
+    @cached_property
+    def _seen_sheets(self) -> tuple[Sheet, ...]:
+        return self._sheets_of(self._seen_rows)
 
     @cached_property
     def seen(self) -> tuple[Seen, ...]:
@@ -114,13 +129,58 @@ class MindView:
     @cached_property
     def foes(self) -> tuple[Seen, ...]:
         """R-SIDE-1: those it sees of another side."""
-        side = self.me.side
-        return tuple(s for s in self.seen if s.side != side)
+        return tuple(seen_of(s) for s in self._sheets_of(self._foe_rows))
 
     @cached_property
     def allies(self) -> tuple[Seen, ...]:
         side = self.me.side
         return tuple(s for s in self.seen if s.side == side)
+
+    def sees_a_foe(self) -> bool:
+        return len(self._foe_rows) > 0
+
+    def _foe_distances(self) -> np.ndarray:
+        """Chebyshev distance from it to each foe it sees (the `_foe_rows` order)."""
+        roster, rows = self._world.roster, self._foe_rows
+        x, y = self.me.at
+        return np.maximum(np.abs(roster.x[rows] - x), np.abs(roster.y[rows] - y))
+
+    def nearest_foe(self) -> Seen | None:
+        """R-MIND-3: the foe it sees nearest by walking distance, ties to the earlier
+        spawn; None when it sees none or can reach none. (`nearest(self.foes)`, in numpy:
+        one look-up of its own walk field at the foes' cells.)"""
+        rows = self._foe_rows
+        if not len(rows):
+            return None
+        roster = self._world.roster
+        xs, ys = roster.x[rows], roster.y[rows]
+        for whole in (False, True):
+            field = self._walk("me", (self.me.at,), whole)
+            fx, fy = xs - field.x0, ys - field.y0
+            height, width = field.dist.shape
+            inside = (fx >= 0) & (fx < width) & (fy >= 0) & (fy < height)
+            values = np.full(len(rows), walking.UNREACHED, dtype=np.int64)
+            values[inside] = field.dist[fy[inside], fx[inside]]
+            best = int(np.argmin(values))
+            value = int(values[best])
+            if value == walking.UNREACHED:
+                if field.radius is None:
+                    return None
+                continue
+            # exact for every foe in sight: a walk that leaves the window and comes back
+            # to a foe `sight` cells off is at least 2W + 2 - sight long
+            if field.radius is None or value <= 2 * field.radius + 1 - self.sight:
+                return seen_of(self._world.sheets[int(roster.entity[rows[best]])])
+        return None
+
+    def foes_beside(self) -> tuple[Seen, ...]:
+        near = self._foe_rows[self._foe_distances() == 1]
+        return tuple(seen_of(s) for s in self._sheets_of(near))
+
+    def nearest_foe_cells(self) -> int | None:
+        """The Chebyshev distance to its nearest foe in sight (None: none)."""
+        rows = self._foe_rows
+        return int(self._foe_distances().min()) if len(rows) else None
 
     def creature(self, creature_id: str) -> Seen | None:
         """A creature it sees, by id (None when it does not see it or it is dead)."""
@@ -257,9 +317,6 @@ class MindView:
     def _foes_beside(cell: Cell, foes: tuple[Seen, ...]) -> int:
         return sum(1 for f in foes if max(abs(f.at[0] - cell[0]), abs(f.at[1] - cell[1])) == 1)
 
-    def foes_beside(self) -> tuple[Seen, ...]:
-        return tuple(f for f in self.foes
-                     if max(abs(f.at[0] - self.me.at[0]), abs(f.at[1] - self.me.at[1])) == 1)
 
     # -- fights it sees (R-MIND-4) --------------------------------------------------------------
     def fights_of_allies(self) -> tuple[Seen, ...]:
