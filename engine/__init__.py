@@ -7,8 +7,9 @@
         print(event.to_dict())
 
 The public API is SCENARIO.md's: `load_scenario`, `World` (run, tick, submit, events,
-snapshot, save), `load_world`, `batch` (and `sweep`, `balance`: docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the
-errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`, `HookError`, and
+snapshot, save), `load_world`, `batch` (and `sweep`, `balance`, `Tables`:
+docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `AffrayError`,
+`ContentError`, `ScenarioError`, `ActionError`, `SaveError`, `HookError`, and
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 

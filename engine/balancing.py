@@ -309,6 +309,20 @@ def parse_vary_option(text: str, command: str = "sweep", ranges_only: bool = Fal
     return path, _listed(text, spec, command)
 
 
+def _split_commas(spec: str) -> list[str]:
+    """Items between commas, a comma inside double quotes kept (`"x,y",z`: two items)."""
+    items, current, quoted = [], "", False
+    for character in spec:
+        if character == '"':
+            quoted = not quoted
+        if character == "," and not quoted:
+            items.append(current)
+            current = ""
+        else:
+            current += character
+    return [*items, current]
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -335,7 +349,7 @@ def _listed(text: str, spec: str, command: str) -> list[Any]:
     try:
         values = tomllib.loads(f"value = [{spec}]")["value"]
     except tomllib.TOMLDecodeError:
-        items = [item.strip() for item in spec.split(",")]
+        items = [item.strip() for item in _split_commas(spec)]
         if any(not item for item in items):
             raise _fail(f"--vary {text!r}: an empty value between commas", command) from None
         values = [parse_value(item) for item in items]
@@ -392,8 +406,8 @@ class Scenario:
 def grid(scenario: Scenario, vary: list[tuple[str, list[Any]]], command: str = "sweep"
          ) -> Plan:
     """Every grid point's job (the cartesian product in the order of `vary`, the last
-    path fastest), each validated before any run; the points must keep the scenario's
-    creatures (their ids name the columns)."""
+    path fastest), each validated before any run. Every point has the scenario's
+    creatures (an id is not varied: `locate`), so the columns are the same throughout."""
     located: dict[tuple[Any, ...], str] = {}
     for path, _values in vary:
         where = locate(scenario.raw, path, command)
@@ -409,13 +423,6 @@ def grid(scenario: Scenario, vary: list[tuple[str, list[Any]]], command: str = "
     points = tuple(itertools.product(*(values for _, values in vary)))
     jobs = tuple(scenario.point(list(zip(paths, point, strict=True)), command)
                  for point in points)
-    for job, point in zip(jobs, points, strict=True):
-        if job.creatures != jobs[0].creatures:
-            shown = ", ".join(f"{path} = {value!r}" for path, value in zip(paths, point,
-                                                                           strict=True))
-            raise _fail(f"at {shown} the creatures are {', '.join(job.creatures)}, not "
-                        f"{', '.join(jobs[0].creatures)}: every grid point must keep the "
-                        f"scenario's creatures", command)
     plan = Plan(jobs=jobs, paths=paths, values=points, text=scenario.text)
     _check_columns(plan, command)
     return plan
@@ -683,7 +690,8 @@ class _Solver:
             else:
                 upper = middle
         below, above = (lower, upper) if self.side_of(lower) == "below" else (upper, lower)
-        nearer = min((below, above), key=lambda step: abs((step.rate or 0) - self.target))
+        # the nearer to the target; on a tie the one at or above it (the side reaches it)
+        nearer = min((above, below), key=lambda step: abs((step.rate or 0) - self.target))
         undecided = sum(step.verdict == "undecided" for step in self.steps)
         message = ("every step decided by its interval" if not undecided else
                    f"{undecided} of {len(self.steps)} values could not be told from the target "

@@ -442,8 +442,9 @@ def _check_files(args: argparse.Namespace) -> None:
     if args.command in ("batch", "sweep"):  # the creature and rounds tables beside it
         from affray.report import outputs
 
-        for beside in outputs(target, args.collect)[1:]:
-            output_file(beside, what, suffixes)
+        for beside, kind in zip(outputs(target, args.collect)[1:], ("creature", "rounds"),
+                                strict=False):
+            output_file(beside, f"the {args.command}'s {kind} table", suffixes)
 
 
 def _builtin_or_path(given: str) -> str:
@@ -650,6 +651,7 @@ def _balance(args: argparse.Namespace) -> int:
         if not out.is_terminal:
             out = Console(width=150)
         render_balance(result, out)
+        print(balance_line(result))
     if result.value is None:
         if args.json:
             print(f"affray: {balance_line(result)}", file=sys.stderr)

@@ -357,8 +357,8 @@ def _shown(value: Any) -> str:
 
 
 def render_balance(result: Balance, console: Console) -> None:
-    """The solver's steps (by value) and its answer: the value, and the rates of the
-    neighbours on either side of the target."""
+    """The solver's steps, by value, the answer and its neighbours on either side of the
+    target marked (`balance_line` says it in a sentence)."""
     from rich.table import Table
 
     percent = f"{result.confidence:.0%}" if result.confidence * 100 == \
@@ -378,7 +378,6 @@ def render_balance(result: Balance, console: Console) -> None:
                       "-" if step.rate is None else f"{step.rate:.1%}",
                       f"{step.low:.1%} - {step.high:.1%}", step.verdict, mark)
     console.print(table)
-    console.print(balance_line(result), highlight=False)
 
 
 def balance_line(result: Balance) -> str:
