@@ -913,7 +913,7 @@ def to_table(job: BatchJob, rows: list[dict[str, Any]], pa: Any) -> pa.Table:
     fields = [pa.field(name, getattr(pa, kind)()) for name, kind in columns(job)]
     schema = pa.schema(fields, metadata={"scenario": job.source,
                                          "creatures": ",".join(job.creatures)})
-    data = {field.name: [row.get(field.name) for row in rows] for field in fields}
+    data = {column.name: [row.get(column.name) for row in rows] for column in fields}
     return pa.Table.from_pydict(data, schema=schema)
 
 

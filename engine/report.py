@@ -387,11 +387,11 @@ def balance_line(result: Balance) -> str:
     answer = next(step for step in result.steps if step.value == result.value)
     text = (f"break-even: {result.path} = {result.value} ({result.side} win "
             f"{_step_rate(answer)})")
-    others = [step for step in (result.below, result.above)
+    others = [(where, step) for where, step in (("below", result.below),
+                                                 ("above", result.above))
               if step is not None and step.value != result.value]
-    if others:
-        text += "; " + "; ".join(f"{step.verdict if step.verdict != 'undecided' else 'by its rate'}"
-                                 f" at {step.value}: {_step_rate(step)}" for step in others)
+    for where, step in others:
+        text += f"; {where} the target at {step.value}: {_step_rate(step)}"
     return f"{text} ({result.message})"
 
 
@@ -483,8 +483,34 @@ def read_tables(path: str | Path) -> Tables:
             input_file(beside, UsageError, limit=None, what="a batch's results")
             found[kind] = read_table(beside)
     if "creatures" in found:
-        check_creature_table(found["creatures"], str(sibling(path, "creatures")))
+        where = str(sibling(path, "creatures"))
+        check_creature_table(found["creatures"], where)
+        _check_belongs(runs, found["creatures"], where, str(path))
     return Tables(runs, found.get("creatures"), found.get("rounds"))
+
+
+def _check_belongs(runs: pa.Table, creatures: pa.Table, beside: str, path: str) -> None:
+    """The creature table beside a run table is that batch's: each of its rows names a
+    run of the run table, with the same seed, and the creature's hit points and life
+    there; every finished run has a row per creature. Else (a table left from an earlier
+    batch) a UsageError, rather than a summary mixing two batches."""
+    ids = creature_ids(runs)
+    by_run = {row["run"]: row for row in runs.to_pylist()}
+    counted: dict[int, int] = {}
+    for row in creatures.to_pylist():
+        run = by_run.get(row["run"])
+        same = run is not None and row["creature"] in ids and \
+            run["seed"] == row["seed"] and run.get(f"{row['creature']}.hp") == row["hp"] \
+            and bool(run.get(f"{row['creature']}.alive")) == bool(row["survived"])
+        if not same:
+            raise UsageError(f"{beside}: not the creature table of {path} (run "
+                             f"{row['run']}, {row['creature']!r} differs): write both "
+                             f"again, or move it away")
+        counted[row["run"]] = counted.get(row["run"], 0) + 1
+    finished = [run for run, row in by_run.items() if not row.get("error")]
+    if any(counted.get(run, 0) != len(ids) for run in finished):
+        raise UsageError(f"{beside}: not the creature table of {path} (it lacks rows of "
+                         f"finished runs): write both again, or move it away")
 
 
 # -- plots ------------------------------------------------------------------------------------

@@ -193,7 +193,8 @@ def test_the_balance_command_prints_the_value_and_the_rates_on_either_side(bolt)
     lines = result.stdout.splitlines()
     assert lines[-1] == (
         "break-even: creatures.kobold.hp = 24 (players win 100.0%, 83.9% - 100.0%, 20 runs); "
-        "below at 25: 0.0%, 0.0% - 16.1%, 20 runs (every step decided by its interval)")
+        "below the target at 25: 0.0%, 0.0% - 16.1%, 20 runs (every step decided by its "
+        "interval)")
     assert any("<- break-even" in line and line.split("│")[1].strip() == "24"
                for line in lines)
     document = json.loads(_cli("balance", str(bolt), "--vary", "creatures.kobold.hp=1:100",

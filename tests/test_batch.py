@@ -788,3 +788,23 @@ def test_an_unreachable_scheduler_is_a_usage_error():
                           match=re.escape("batch: cannot reach the Dask scheduler at "
                                           "tcp://127.0.0.1:9: ")):
         batch(DUEL, runs=1, backend="dask", scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_creature_table_left_from_another_batch_is_refused(tmp_path, capsys):
+    """`--collect runs` writes the run table alone: a creature table left beside it by
+    an earlier batch (other seeds) is not taken for this batch's by `report`, which
+    says so (exit 1) rather than mixing two batches."""
+    out = tmp_path / "r.parquet"
+    assert main(["batch", "duel", "--runs", "4", "--out", str(out), "--quiet"]) == 0
+    assert main(["batch", "duel", "--runs", "4", "--seed", "50", "--collect", "runs",
+                 "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"affray: {tmp_path / 'r.creatures.parquet'}: not the creature table of {out} "
+        f"(run 0, 'warrior' differs): write both again, or move it away\n")
+    (tmp_path / "r.creatures.parquet").unlink()
+    assert main(["report", str(out), "--json"]) == 0  # the run table alone still reads
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["creatures"][0]["time_to_kill_mean"] is None
+    assert summary["runs"] == 4

@@ -531,3 +531,23 @@ def test_the_creature_tables_file_is_checked_before_the_work(command, tmp_path):
     assert runs_only.returncode == 0, runs_only.stderr  # no creature table to write
     assert sorted(path.name for path in tmp_path.iterdir()) == ["r.creatures.parquet",
                                                                 "r.parquet"]
+
+
+def test_the_balancing_page_s_troll_is_too_strong_and_its_options_read(tmp_path):
+    """docs/balancing.md's scenario, taken from the page: it validates, the troll wins
+    most fights (the warrior's 95% upper bound is below 50% over 200 runs: the page's
+    answer to its question), and every `--vary` on the page reads and validates."""
+    page = (Path(__file__).parent.parent / "docs" / "balancing.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(# Is this troll too strong.*?)```", page, re.S)
+    assert block is not None
+    path = tmp_path / "troll.toml"
+    path.write_text(block.group(1), encoding="utf-8")
+    winners = affray.batch(path, runs=200).column("winner").to_pylist()
+    assert wilson(winners.count("players"), 200)[1] < 0.5
+    options = re.findall(r"--vary '?([a-z_.]+=[^ '`]+)", page)
+    assert len(options) >= 4
+    source = balancing.Scenario.read(path)
+    for option in options:
+        varied = parse_vary_option(option)
+        if varied[0].startswith("content.creatures.troll."):
+            balancing.grid(source, [varied])
