@@ -838,7 +838,8 @@ def _marginal_panels(figure: Any, points: list[dict[str, Any]], paths: list[str]
     rows = -(-len(creatures) // GRID_COLUMNS) if many else 1
     top, bottom = figure.subfigures(2, 1, height_ratios=[5, 2.2 * rows if many else 5])
     win_axes = top.subplots(1, len(paths), squeeze=False)[0]
-    top.suptitle("win rate by side (95% Wilson band)")
+    pooled = ", each path over all the others' values" if len(paths) > 1 else ""
+    top.suptitle(f"win rate by side{pooled} (95% Wilson band)")
     for axes, path in zip(win_axes, paths, strict=True):
         rates = _marginal(points, path)
         _rate_lines(axes, rates, sides, "wins", colours["side"], _side_label, "side",
@@ -847,7 +848,7 @@ def _marginal_panels(figure: Any, points: list[dict[str, Any]], paths: list[str]
         axes.set_ylabel("share of runs won")
         axes.set_gid(f"wins:{path}" if len(paths) > 1 else "wins")
         axes.legend(fontsize=9)
-    bottom.suptitle("survival by creature (95% Wilson band)")
+    bottom.suptitle(f"survival by creature{pooled} (95% Wilson band)")
     if not many:
         for axes, path in zip(bottom.subplots(1, len(paths), squeeze=False)[0], paths,
                               strict=True):

@@ -225,3 +225,13 @@ def test_balance_usage_errors_exit_2(bolt, args, message):
     result = _cli("balance", str(bolt), "--side", "players", *args)
     assert result.returncode == 2, result.stderr
     assert message in result.stderr
+
+
+def test_the_balance_command_shows_its_progress_on_a_terminal(bolt):
+    """On a terminal a line says which value runs, its runs and rate so far."""
+    from test_cli import _on_a_terminal
+
+    shown = _on_a_terminal("balance", str(bolt), "--vary", "creatures.kobold.hp=1:100",
+                           "--side", "players", "--runs", "20", env={"COLUMNS": "160"})
+    assert "creatures.kobold.hp = 100: 20 runs, players win 0.0%" in shown, shown
+    assert "Traceback" not in shown
