@@ -7,13 +7,15 @@
         print(event.to_dict())
 
 The public API is SCENARIO.md's: `load_scenario`, `World` (run, tick, submit, events,
-snapshot, save), `load_world`, `batch`, the actions `Attack`, `Cast`, `Move`, and the
-errors `AffrayError`, `ContentError`, `ScenarioError`, `ActionError`, `SaveError`, `HookError`, and
+snapshot, save), `load_world`, `batch` (and `sweep`, `balance`, `Tables`:
+docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `AffrayError`,
+`ContentError`, `ScenarioError`, `ActionError`, `SaveError`, `HookError`, and
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
 from affray.actions import Attack, Cast, Flee, Move
-from affray.batch import batch
+from affray.balancing import balance, sweep
+from affray.batch import Tables, batch
 from affray.content_loader import Content, default_content
 from affray.errors import (
     ActionError,
@@ -47,11 +49,13 @@ __all__ = [
     "Move",
     "SaveError",
     "ScenarioError",
+    "Tables",
     "UnknownCreatureError",
     "UsageError",
     "VictimDeath",
     "World",
     "__version__",
+    "balance",
     "batch",
     "builtin_scenario",
     "default_content",
@@ -59,5 +63,6 @@ __all__ = [
     "load_world",
     "register_mind",
     "registered_minds",
+    "sweep",
     "unregister_mind",
 ]

@@ -1,4 +1,5 @@
-"""The `affray` command: run, check, render, demo, schedule, bench, batch, report.
+"""The `affray` command: run, check, render, demo, schedule, bench, batch, sweep, balance,
+report.
 
 Exit status: 0 on success, 1 on a content, scenario, action or save error (one message
 on stderr naming the file and field, never a traceback), 2 on usage errors (argparse:
@@ -16,7 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from affray.errors import AffrayError, ScenarioError, UsageError
 
@@ -57,6 +60,76 @@ def _chunk(text: str) -> int:
     from affray.batch import MAX_CHUNK_SIZE
 
     return _whole(text, 1, MAX_CHUNK_SIZE)
+
+
+def _vary(text: str) -> tuple[str, list[object]]:
+    """An argparse type: `--vary PATH=V1,V2,...` or `PATH=LO:HI[:STEP]`."""
+    from affray.balancing import parse_vary_option
+
+    try:
+        return parse_vary_option(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("sweep: ")) from None
+
+
+def _vary_range(text: str) -> tuple[str, list[object]]:
+    """An argparse type: the solver's `--vary PATH=LO:HI`, whole numbers."""
+    from affray.balancing import parse_vary_option
+
+    try:
+        return parse_vary_option(text, "balance", ranges_only=True)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("balance: ")) from None
+
+
+def _between(text: str, low: float, high: float) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if math.isnan(value) or not low < value < high:
+        raise argparse.ArgumentTypeError(f"must be above {low} and below {high}, got {text}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    """An argparse type: a rate, above 0 and below 1."""
+    return _between(text, 0.0, 1.0)
+
+
+def _confidence(text: str) -> float:
+    """An argparse type: a confidence level, above 0.5 and at most 0.9999."""
+    value = _between(text, 0.5, 1.0)
+    if value > 0.9999:
+        raise argparse.ArgumentTypeError(f"must be at most 0.9999, got {text}")
+    return value
+
+
+def _step_runs(text: str) -> int:
+    """An argparse type: the solver's runs at a value, 1..MAX_BALANCE_RUNS."""
+    from affray.balancing import MAX_BALANCE_RUNS
+
+    return _whole(text, 1, MAX_BALANCE_RUNS)
+
+
+def _run_options(command: argparse.ArgumentParser) -> None:
+    """Where the runs go and from which seed: sweep and balance, as batch."""
+    command.add_argument("--workers", type=_workers, default=None,
+                         help="processes (default 1), or the local Dask cluster's")
+    command.add_argument("--seed", type=_count, default=0, help="first seed (default 0)")
+    command.add_argument("--backend", choices=("local", "dask"), default="local")
+    command.add_argument("--scheduler", default=None,
+                         help="a Dask scheduler's address (with --backend dask)")
+
+
+def _collect_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--collect", choices=("runs", "creatures", "rounds"),
+                         default="creatures",
+                         help="the tables to keep: runs; creatures (default: also one row "
+                              "per run and creature, beside --out); rounds (also hit points "
+                              "and creatures standing by side every round)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -120,9 +193,48 @@ def _parser() -> argparse.ArgumentParser:
                        help="a Dask scheduler's address (with --backend dask)")
     batch.add_argument("--chunk-size", type=_chunk, default=None,
                        help="runs per task (default: about 4 tasks a worker, at most 100)")
-    batch.add_argument("--out", default=None, help="write the rows: results.parquet or .csv")
+    batch.add_argument("--out", default=None, help="write the rows: results.parquet or .csv "
+                       "(the creature table beside it: results.creatures.parquet)")
+    _collect_option(batch)
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
     batch.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sweep = sub.add_parser("sweep", help="run a scenario over a grid of values of its fields")
+    sweep.add_argument("scenario")
+    sweep.add_argument("--vary", action="append", required=True, type=_vary,
+                       metavar="PATH=V1,V2,...|PATH=LO:HI:STEP",
+                       help="a dotted field and its values (creatures.warrior.hp=20:40:5); "
+                            "again for a grid")
+    sweep.add_argument("--runs", type=_positive, required=True,
+                       help="seeds at every grid point (the same seeds at each)")
+    _run_options(sweep)
+    sweep.add_argument("--chunk-size", type=_chunk, default=None,
+                       help="runs per task (default: about 4 tasks a worker, at most 100)")
+    sweep.add_argument("--out", default=None, help="write the rows: results.parquet or .csv "
+                       "(the creature table beside it: results.creatures.parquet)")
+    _collect_option(sweep)
+    sweep.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    solve = sub.add_parser("balance", help="find the value of a field at which a side wins "
+                           "at a target rate")
+    solve.add_argument("scenario")
+    solve.add_argument("--vary", required=True, type=_vary_range, metavar="PATH=LO:HI",
+                       help="a whole-number field and the range to search "
+                            "(creatures.warrior.hp=10:60)")
+    solve.add_argument("--side", required=True, help="the side whose win rate is the target")
+    solve.add_argument("--rate", type=_fraction, default=0.5,
+                       help="the target win rate, above 0 and below 1 (default 0.5)")
+    solve.add_argument("--confidence", type=_confidence, default=0.95,
+                       help="of the Wilson interval that decides each step (default 0.95)")
+    solve.add_argument("--runs", type=_step_runs, default=200,
+                       help="runs added at a time to a value until it is decided (default "
+                            "200)")
+    solve.add_argument("--max-runs", type=_step_runs, default=5000,
+                       help="runs at one value at most (default 5,000)")
+    _run_options(solve)
+    solve.add_argument("--json", action="store_true", help="print the answer as JSON")
+    solve.add_argument("--quiet", action="store_true", help="no progress line")
 
     report = sub.add_parser("report", help="summarize (and plot) saved batch results")
     report.add_argument("results", help="a .parquet or .csv file from batch --out")
@@ -257,6 +369,7 @@ OUTPUTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "report": ("png", "the plots", ()),
     "bench": ("out", "the benchmark results", ()),
     "batch": ("out", "the batch's rows", (".parquet", ".csv")),
+    "sweep": ("out", "the sweep's rows", (".parquet", ".csv")),
 }
 
 
@@ -275,20 +388,30 @@ def _output(args: argparse.Namespace) -> str | None:
 
 def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Options that need one another, or clash: argparse's usage error (exit 2)."""
-    if args.command != "batch":
+    if args.command not in ("batch", "sweep", "balance"):
         return
+    command = args.command
     if args.scheduler is not None and args.backend != "dask":
-        parser.error("batch: --scheduler is a Dask scheduler's address: it needs "
-                     "--backend dask")
+        parser.error(f"{command}: --scheduler is a Dask scheduler's address: it needs "
+                     f"--backend dask")
     if args.scheduler is not None and args.workers is not None:
-        parser.error("batch: --workers sizes a pool or a local cluster: a --scheduler "
-                     "cluster has the workers it has")
+        parser.error(f"{command}: --workers sizes a pool or a local cluster: a "
+                     f"--scheduler cluster has the workers it has")
     if args.workers is None:
         args.workers = 1
-    last = args.seed + args.runs - 1
+    runs = args.max_runs if command == "balance" else args.runs
+    last = args.seed + runs - 1
     if last > MAX_COUNT:
-        parser.error(f"batch: seeds {args.seed}..{last} pass the last seed, 2**63 - 1: "
+        parser.error(f"{command}: seeds {args.seed}..{last} pass the last seed, 2**63 - 1: "
                      f"at most {MAX_COUNT + 1 - args.seed:,} runs from seed {args.seed}")
+    if command == "sweep":
+        paths = [path for path, _ in args.vary]
+        twice = sorted({path for path in paths if paths.count(path) > 1})
+        if twice:
+            parser.error(f"sweep: --vary {twice[0]} is given twice: list its values once")
+    if command == "balance" and args.max_runs < args.runs:
+        parser.error(f"balance: --max-runs ({args.max_runs:,}) must be at least --runs "
+                     f"({args.runs:,})")
 
 
 def _check_files(args: argparse.Namespace) -> None:
@@ -311,11 +434,17 @@ def _check_files(args: argparse.Namespace) -> None:
     if target is None:
         return
     _, what, suffixes = OUTPUTS[args.command]
-    if args.command == "batch":
-        _needs_pyarrow("batch")
+    if args.command in ("batch", "sweep"):
+        _needs_pyarrow(args.command)
     if source is not None and _same_file(source, target):
         raise UsageError(f"{target}: is the command's input: {what} would overwrite it")
     output_file(target, what, suffixes)
+    if args.command in ("batch", "sweep"):  # the creature and rounds tables beside it
+        from affray.report import outputs
+
+        for beside, kind in zip(outputs(target, args.collect)[1:], ("creature", "rounds"),
+                                strict=False):
+            output_file(beside, f"the {args.command}'s {kind} table", suffixes)
 
 
 def _builtin_or_path(given: str) -> str:
@@ -364,42 +493,78 @@ def _write_failed(args: argparse.Namespace, error: OSError) -> str:
     return f"{error.filename or args.command}: {reason}"
 
 
-# -- batch and report ----------------------------------------------------------------------------
-def _batch(args: argparse.Namespace) -> int:
-    """`affray batch`: run (a progress bar on a terminal), write the table if `--out`,
-    print the summary (or JSON). A table that cannot be written to `--out` (checked
-    before the batch, so rare: a disk that filled up) is written to the temporary folder
-    instead, the message says where, and the exit status is 1: the rows are not lost."""
-    from pathlib import Path
+# -- batch, sweep, balance and report ------------------------------------------------------------
+ProgressFn = Callable[[int, int], None]
 
+
+@contextmanager
+def _progress_bar(args: argparse.Namespace, label: str, total: int | None
+                  ) -> Iterator[ProgressFn | None]:
+    """A progress bar on stderr when it is a terminal (not with --quiet or --json),
+    as a `progress(done, total)` function; None otherwise. No refresh thread
+    (auto_refresh off: the bar redraws as tasks finish), so a process pool, or a fresh
+    one after a lost worker, never forks a threaded process."""
     from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal or args.quiet or args.json:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                  transient=True, auto_refresh=False) as bar:
+        task = bar.add_task(label, total=total)
+
+        def advance(done: int, whole: int) -> None:
+            bar.update(task, completed=done, total=whole)
+            bar.refresh()
+
+        yield advance
+
+
+def _run_options_of(args: argparse.Namespace) -> dict[str, object]:
+    return {"seed": args.seed, "workers": args.workers, "backend": args.backend,
+            "scheduler": args.scheduler, "chunk_size": getattr(args, "chunk_size", None),
+            "collect": args.collect}
+
+
+def _batch(args: argparse.Namespace) -> int:
+    """`affray batch`: run (a progress bar on a terminal), write the tables if `--out`,
+    print the summary (or JSON). Tables that cannot be written to `--out` (checked
+    before the batch, so rare: a disk that filled up) are written to the temporary
+    folder instead, the message says where, and the exit status is 1: the rows are not
+    lost."""
+    from pathlib import Path
 
     from affray.batch import batch
 
-    console = Console(stderr=True)
-    show = console.is_terminal and not args.quiet and not args.json
-    options: dict[str, object] = {"seed": args.seed, "workers": args.workers,
-                                  "backend": args.backend, "scheduler": args.scheduler,
-                                  "chunk_size": args.chunk_size}
-    if show:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    with _progress_bar(args, f"batch {Path(args.scenario).name}", args.runs) as progress:
+        results = batch(args.scenario, args.runs, progress=progress,  # type: ignore[call-overload]
+                        **_run_options_of(args))
+    return _finish(args, results, f"{Path(args.scenario).name}: seeds {args.seed}.."
+                                  f"{args.seed + args.runs - 1}")
 
-        # No refresh thread (auto_refresh off: the bar redraws as tasks finish), so a
-        # process pool, or a fresh one after a lost worker, never forks a threaded process.
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeRemainingColumn(), console=console,
-                      transient=True, auto_refresh=False) as bar:
-            task = bar.add_task(f"batch {Path(args.scenario).name}", total=args.runs)
 
-            def advance(done: int, _total: int) -> None:
-                bar.update(task, completed=done)
-                bar.refresh()
+def _sweep(args: argparse.Namespace) -> int:
+    """`affray sweep`: the grid of every --vary's values, --runs seeds at each point;
+    then as `batch`: the tables to --out, the wins by side at each point printed."""
+    from pathlib import Path
 
-            table = batch(args.scenario, args.runs, progress=advance, **options)  # type: ignore[arg-type]
-    else:
-        table = batch(args.scenario, args.runs, **options)  # type: ignore[arg-type]
-    written, failure = _write_rows(table, args.out)
-    _print_batch(args, table, written)
+    from affray.balancing import sweep
+
+    vary = dict(args.vary)
+    with _progress_bar(args, f"sweep {Path(args.scenario).name}", None) as progress:
+        results = sweep(args.scenario, vary, args.runs, progress=progress,  # type: ignore[call-overload]
+                        **_run_options_of(args))
+    return _finish(args, results, f"{Path(args.scenario).name}: seeds {args.seed}.."
+                                  f"{args.seed + args.runs - 1} at each point")
+
+
+def _finish(args: argparse.Namespace, results: object, title: str) -> int:
+    written, failure = _write_rows(results, args.out)
+    _print_batch(args, results, written, title)
     if failure is None:
         return 0
     where = (f"the rows were written to {written} instead" if written
@@ -408,78 +573,138 @@ def _batch(args: argparse.Namespace) -> int:
     return 1
 
 
-def _write_rows(table: object, out: str | None) -> tuple[str | None, str | None]:
-    """Write the table to `out`; if that fails, to a new file in the temporary folder.
-    Returns (where it was written or None, the failure's message or None)."""
+def _write_rows(results: object, out: str | None) -> tuple[str | None, str | None]:
+    """Write the tables to `out` (and beside it); if that fails, to new files in the
+    temporary folder. Returns (where the run table was written or None, the failure's
+    message or None)."""
     import os
     import tempfile
     from pathlib import Path
 
     from affray.files import writing
-    from affray.report import write_table
+    from affray.report import runs_of, sibling, write_table, write_tables
 
     if out is None:
         return None, None
     try:
         with writing(out, "the batch's rows"):
-            write_table(table, out)  # type: ignore[arg-type]
+            write_table(runs_of(results), out)
+        for kind in ("creatures", "rounds"):
+            table = getattr(results, kind, None)
+            if table is not None:
+                with writing(sibling(out, kind), "the batch's rows"):
+                    write_table(table, sibling(out, kind))
         return out, None
     except UsageError as error:
         failure = str(error)
     try:
         handle, spare = tempfile.mkstemp(prefix="affray-batch-", suffix=Path(out).suffix)
         os.close(handle)
-        write_table(table, spare)  # type: ignore[arg-type]
+        write_tables(results, spare)
     except OSError:
         return None, failure
     return spare, failure
 
 
-def _print_batch(args: argparse.Namespace, table: object, written: str | None) -> None:
-    import json
-    from pathlib import Path
-
+def _print_batch(args: argparse.Namespace, results: object, written: str | None,
+                 title: str) -> None:
     from rich.console import Console
 
     from affray.report import render, summarize
 
-    summary = summarize(table)  # type: ignore[arg-type]
+    summary = summarize(results)
     if args.json:
         print(json.dumps({"scenario": args.scenario, "seed": args.seed, "runs": args.runs,
-                          "summary": summary, "out": written}))
+                          "summary": summary, "out": written}, default=str))
         return
     out = Console()
     if not out.is_terminal:
         out = Console(width=150)
-    render(summary, f"{Path(args.scenario).name}: seeds {args.seed}.."
-                    f"{args.seed + args.runs - 1}", out)
+    render(summary, title, out)
     if written is not None and written == args.out:
         print(f"results written to {written}")
 
 
-def _report(args: argparse.Namespace) -> int:
-    """`affray report`: the summary of a saved table, checked to be a batch's (its
-    columns and their types); `--png` plots it."""
-    import json
+def _balance(args: argparse.Namespace) -> int:
+    """`affray balance`: the solver (`affray.balance`); its steps and answer printed (or
+    JSON). Exit 1 when the range holds no break-even (the rate is on one side of the
+    target at both ends), after saying so."""
     from pathlib import Path
 
     from rich.console import Console
 
-    from affray.batch import check_table
-    from affray.files import writing
-    from affray.report import plot, read_table, render, summarize
+    from affray.balancing import balance
+    from affray.report import balance_line, render_balance
 
-    table = read_table(args.results)
-    check_table(table, args.results)
-    summary = summarize(table)
+    path, (low, high) = args.vary
+    with _progress_line(args, f"balance {Path(args.scenario).name}") as progress:
+        result = balance(args.scenario, path, low, high, side=args.side, rate=args.rate,
+                         confidence=args.confidence, runs=args.runs,
+                         max_runs=args.max_runs, seed=args.seed, workers=args.workers,
+                         backend=args.backend, scheduler=args.scheduler,
+                         progress=progress)
+    if args.json:
+        print(json.dumps({"scenario": args.scenario, "seed": args.seed,
+                          **result.to_dict()}))
+    else:
+        out = Console()
+        if not out.is_terminal:
+            out = Console(width=150)
+        render_balance(result, out)
+        print(balance_line(result))
+    if result.value is None:
+        if args.json:
+            print(f"affray: {balance_line(result)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+@contextmanager
+def _progress_line(args: argparse.Namespace, label: str) -> Iterator[Any]:
+    """The solver's progress on a terminal: the value being run, its runs and rate so
+    far, redrawn after each batch of runs (no refresh thread, as `_progress_bar`)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal or args.quiet or args.json:
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console,
+                  transient=True, auto_refresh=False) as line:
+        task = line.add_task(label, total=None)
+
+        def show(step: Any) -> None:
+            rate = "-" if step.rate is None else f"{step.rate:.1%}"
+            line.update(task, description=f"{label}: {args.vary[0]} = {step.value}: "
+                                          f"{step.runs:,} runs, {args.side} win {rate}")
+            line.refresh()
+
+        yield show
+
+
+def _report(args: argparse.Namespace) -> int:
+    """`affray report`: the summary of saved tables (the run table, and its creature
+    table when it is beside it), checked to be a batch's (their columns and types);
+    `--png` plots them: a sweep's tables as a sweep's plots."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from affray.files import writing
+    from affray.report import plot, read_tables, render, summarize
+
+    results = read_tables(args.results)
+    summary = summarize(results)
     written = None
     if args.png:
         with writing(_output(args) or args.png, "the plots"):
-            written = plot(table, args.png,
+            written = plot(results, args.png,
                            title=f"{Path(args.results).name}: {summary['runs']:,} runs")
     if args.json:
         print(json.dumps({"results": args.results, "summary": summary,
-                          "png": None if written is None else str(written)}))
+                          "png": None if written is None else str(written)}, default=str))
         return 0
     console = Console()
     if not console.is_terminal:
@@ -537,6 +762,10 @@ def _main(argv: Sequence[str] | None) -> int:
             return bench_main(quick=args.quick, out=args.out)
         if args.command == "batch":
             return _batch(args)
+        if args.command == "sweep":
+            return _sweep(args)
+        if args.command == "balance":
+            return _balance(args)
         if args.command == "report":
             return _report(args)
     except AffrayError as error:

@@ -23,7 +23,7 @@ import affray
 import affray.world
 from affray.batch import _context, batch, prepare
 from affray.cli import main
-from affray.report import read_table, summarize, wilson, write_table
+from affray.report import read_table, read_tables, summarize, wilson, write_table
 from affray.scenario import builtin_scenario, load_scenario
 
 batch_module = sys.modules["affray.batch"]  # `affray.batch` is the function
@@ -31,59 +31,168 @@ DUEL = builtin_scenario("duel")
 DUEL_IDS = ("warrior", "orc")
 
 
-def _direct_row(seed: int) -> dict:
-    """What a batch row must say, worked out from a World run directly (no batch code)."""
+def _direct(seed: int) -> tuple[dict, dict[str, dict]]:
+    """What a batch's rows must say, worked out from a World run directly (no batch
+    code): the run row's figures, and each creature's row of the creature table."""
     world = load_scenario(DUEL, seed=seed)
     try:
         world.run()
         events = [event.to_dict() for event in world.events]
         row = {"seed": seed, "pulses": world.pulse}
+        long = {}
         for creature in DUEL_IDS:
-            damage = [e for e in events if e["kind"] == "damage" and e["target"] == creature]
-            deaths = [e["pulse"] for e in events if e["kind"] == "death"
-                      and e["target"] == creature]
+            taken = [e for e in events if e["kind"] == "damage" and e["target"] == creature]
+            dealt = [e for e in events if e["kind"] == "damage" and e["source"] == creature]
+            deaths = [e for e in events if e["kind"] == "death" and e["target"] == creature]
             state = world.snapshot()["creatures"][creature]
             row[f"{creature}.hp"] = state["hp"]
             row[f"{creature}.alive"] = state["alive"]
-            row[f"{creature}.damage_taken"] = sum(e["amount"] for e in damage)
-            row[f"{creature}.struck"] = len(damage)
-            row[f"{creature}.death_pulse"] = deaths[0] if deaths else None
-            for kind in {e["damage_type"] for e in damage}:
-                row[f"{creature}.damage_taken.{kind}"] = sum(
-                    e["amount"] for e in damage if e["damage_type"] == kind)
-        return row
+            row[f"{creature}.damage_taken"] = sum(e["amount"] for e in taken)
+            row[f"{creature}.struck"] = len(taken)
+            entry = {"seed": seed, "creature": creature, "side": state["side"],
+                     "survived": state["alive"], "hp": state["hp"],
+                     "max_hp": state["max_hp"],
+                     "damage_taken": sum(e["amount"] for e in taken),
+                     "damage_dealt": sum(e["amount"] for e in dealt),
+                     "struck": len(taken), "hits": len(dealt),
+                     "kills": sum(e["kind"] == "death" and e["killer"] == creature
+                                  for e in events),
+                     "death_pulse": deaths[0]["pulse"] if deaths else None}
+            for name, hits in (("damage_taken", taken), ("damage_dealt", dealt)):
+                for kind in {e["damage_type"] for e in hits}:
+                    entry[f"{name}.{kind}"] = sum(e["amount"] for e in hits
+                                                  if e["damage_type"] == kind)
+            long[creature] = entry
+        return row, long
     finally:
         world.close()
 
 
 def test_batch_rows_are_the_runs_of_each_seed():
     """One row per run, seeds seed, seed+1, ...; each row's figures are those of running
-    that seed's World directly and reading its log (SCENARIO.md `batch`)."""
+    that seed's World directly and reading its log (SCENARIO.md `batch`). The run table
+    is lean: SCENARIO.md's columns, `settled`, `winner`, `error`, a column per side;
+    16 for the duel (it had 55, 44 of them per-type damage, almost always 0)."""
     table = batch(DUEL, runs=4, seed=10)
     assert isinstance(table, pa.Table)
     rows = table.to_pylist()
     assert [row["run"] for row in rows] == [0, 1, 2, 3]
     assert [row["seed"] for row in rows] == [10, 11, 12, 13]
-    for name in ("run", "seed", "pulses", "warrior.hp", "warrior.alive",
-                 "warrior.damage_taken", "warrior.struck", "orc.hp", "orc.alive",
-                 "orc.damage_taken", "orc.struck", "orc.death_pulse", "settled", "error",
-                 "orc.damage_taken.slash", "warrior.damage_taken.fire"):
-        assert name in table.column_names
+    assert table.column_names == [
+        "run", "seed", "pulses", "settled", "winner", "error", "side.players.standing",
+        "side.npcs.standing", "warrior.hp", "warrior.alive", "warrior.damage_taken",
+        "warrior.struck", "orc.hp", "orc.alive", "orc.damage_taken", "orc.struck"]
     for row in rows:
-        expected = _direct_row(row["seed"])
+        expected, _ = _direct(row["seed"])
         assert {key: row[key] for key in expected} == expected
         assert row["error"] is None
         assert row["pulses"] == 100_000  # the scenario's end, as `affray run`
-        assert row["warrior.damage_taken.fire"] == 0
         assert row["warrior.alive"] != row["orc.alive"]  # a duel to the death
+        assert row["winner"] == ("players" if row["warrior.alive"] else "npcs")
+
+
+def test_the_creature_table_has_a_row_per_run_and_creature():
+    """collect="creatures": the run table as before, and the long creature table, one
+    row per run and creature, each the figures of that seed's World read directly:
+    side, survival, hp, damage taken and dealt (in all and by type), hits taken and
+    landed, kills, the pulse of death. The per-type columns are the types some run
+    recorded (the duel: bash from the orc's mace, slash from the warrior's sword), 0
+    where a creature had none of it."""
+    tables = batch(DUEL, runs=4, seed=10, collect="creatures")
+    assert isinstance(tables, affray.Tables) and tables.rounds is None
+    assert tables.runs.equals(batch(DUEL, runs=4, seed=10))
+    long = tables.creatures
+    assert long.column_names == [
+        "run", "seed", "creature", "side", "survived", "hp", "max_hp", "damage_taken",
+        "damage_dealt", "struck", "hits", "kills", "death_pulse", "damage_taken.bash",
+        "damage_taken.slash", "damage_dealt.bash", "damage_dealt.slash"]
+    rows = long.to_pylist()
+    assert [(row["run"], row["creature"]) for row in rows] == [
+        (run, creature) for run in range(4) for creature in DUEL_IDS]
+    for row in rows:
+        _, expected = _direct(row["seed"])
+        wanted = {name: 0 for name in long.column_names if name.count(".")}
+        wanted.update(expected[row["creature"]])
+        assert {key: row[key] for key in wanted} == wanted
+    for run in range(4):
+        warrior, orc = rows[2 * run], rows[2 * run + 1]
+        assert warrior["damage_dealt"] == orc["damage_taken"]  # the only two in the fight
+        assert warrior["hits"] == orc["struck"]
+        assert warrior["kills"] + orc["kills"] == 1
+
+
+def test_the_rounds_table_samples_each_side_every_round():
+    """collect="rounds": per run and side, the hit points and count of its living
+    creatures at pulse 0, every 12 pulses (a round, R-TIME-2) and at the settled pulse,
+    each what the log says by then (the hit points at the start less the damage of
+    the pulses before; no regeneration in the duel). Collecting them leaves the run
+    and creature rows as they were."""
+    tables = batch(DUEL, runs=3, seed=4, collect="rounds")
+    assert tables.runs.equals(batch(DUEL, runs=3, seed=4))
+    assert tables.creatures.equals(batch(DUEL, runs=3, seed=4, collect="creatures").creatures)
+    rows = tables.rounds.to_pylist()
+    assert tables.rounds.column_names == ["run", "seed", "round", "pulse", "side", "hp",
+                                          "alive"]
+    for run in tables.runs.to_pylist():
+        mine = [row for row in rows if row["run"] == run["run"]]
+        pulses = sorted({row["pulse"] for row in mine})
+        assert pulses == [*range(0, run["settled"], 12), run["settled"]]
+        assert [row["round"] for row in mine] == [i // 2 for i in range(len(mine))]
+        world = load_scenario(DUEL, seed=run["seed"])
+        try:
+            world.run()
+            events = [event.to_dict() for event in world.events]
+        finally:
+            world.close()
+        for row in mine:
+            creature, start = {"players": ("warrior", 36), "npcs": ("orc", 140)}[row["side"]]
+            died = any(e["kind"] == "death" and e["target"] == creature
+                       and e["pulse"] < row["pulse"] for e in events)
+            lost = sum(e["amount"] for e in events if e["kind"] == "damage"
+                       and e["target"] == creature and e["pulse"] < row["pulse"])
+            assert (row["alive"], row["hp"]) == ((0, 0) if died else (1, start - lost))
+
+
+def test_collecting_rounds_leaves_a_run_of_minds_as_it_was():
+    """Stepping round by round gives the log one `run(until="settled")` gives, on a
+    scenario where minds move, flee and cast (the ambush), not only in a duel."""
+    plain = batch("ambush", runs=2, seed=11)
+    stepped = batch("ambush", runs=2, seed=11, collect="rounds")
+    assert stepped.runs.equals(plain)
+    last = max(row["pulse"] for row in stepped.rounds.to_pylist() if row["run"] == 0)
+    assert last == plain.to_pylist()[0]["settled"]
+
+
+def test_tables_convert_to_pandas_and_parquet_keeps_the_scenario(tmp_path):
+    """`to_pandas()` works (pandas comes with affray[batch]); a table written to Parquet
+    keeps the scenario's path and text and which table it is in its metadata."""
+    pytest.importorskip("pandas")
+    from affray.report import write_tables
+
+    tables = batch(DUEL, runs=5, collect="creatures")
+    frame = tables.creatures.to_pandas()
+    survival = frame.groupby("creature")["survived"].mean()
+    runs = tables.runs.to_pylist()
+    assert survival["warrior"] == sum(row["warrior.alive"] for row in runs) / 5
+    assert list(tables.runs.to_pandas().columns) == tables.runs.column_names
+    write_tables(tables, tmp_path / "r.parquet")
+    back = read_tables(tmp_path / "r.parquet")
+    for table, kind in ((back.runs, "runs"), (back.creatures, "creatures")):
+        meta = table.schema.metadata
+        assert meta[b"table"] == kind.encode()
+        assert meta[b"scenario"] == str(DUEL).encode()
+        assert meta[b"scenario_text"].decode() == DUEL.read_text(encoding="utf-8")
+        assert (meta[b"seed"], meta[b"runs"]) == (b"0", b"5")
 
 
 def test_settled_is_the_pulse_after_the_fight_ends():
     """`settled` is the first pulse with nothing left to happen: the pulse after the
     death (the survivor stops fighting the corpse at once, R-ACT-2)."""
-    for row in batch(DUEL, runs=3).to_pylist():
-        death = row["warrior.death_pulse"] or row["orc.death_pulse"]
-        assert row["settled"] == death + 1
+    tables = batch(DUEL, runs=3, collect="creatures")
+    deaths = {row["run"]: row["death_pulse"] for row in tables.creatures.to_pylist()
+              if row["death_pulse"] is not None}
+    for row in tables.runs.to_pylist():
+        assert row["settled"] == deaths[row["run"]] + 1
 
 
 def test_rows_are_the_same_whatever_the_workers_or_the_executor():
@@ -96,6 +205,11 @@ def test_rows_are_the_same_whatever_the_workers_or_the_executor():
         assert batch(DUEL, runs=6, seed=3, executor=threads, chunk_size=1).equals(one)
     with ProcessPoolExecutor(max_workers=2, mp_context=_context()) as pool:
         assert batch(DUEL, runs=6, seed=3, executor=pool).equals(one)
+    every = batch(DUEL, runs=6, seed=3, collect="rounds")
+    for other in (batch(DUEL, runs=6, seed=3, workers=2, collect="rounds"),
+                  batch(DUEL, runs=6, seed=3, chunk_size=1, collect="rounds")):
+        for name in ("runs", "creatures", "rounds"):
+            assert getattr(other, name).equals(getattr(every, name)), name
 
 
 def test_a_script_without_a_main_guard_can_use_two_workers(tmp_path):
@@ -187,6 +301,9 @@ BAD_ARGUMENTS = {
     "executor_and_dask": ({"executor": THREADS, "backend": "dask"},
                           "give an executor or backend='dask'"),
     "progress_not_callable": ({"progress": 3}, "progress must be a function"),
+    "collect_everything": ({"collect": "everything"},
+                           "collect must be one of runs, creatures, rounds, not 'everything'"),
+    "collect_a_list": ({"collect": ["runs"]}, "collect must be one of runs, creatures"),
     "scenario_a_number": ({"scenario": 3}, "scenario must be a file path"),
     "scenario_empty": ({"scenario": ""}, "scenario is an empty string"),
 }
@@ -426,16 +543,23 @@ def test_summary_worked_example():
 
 # -- the commands ----------------------------------------------------------------------
 def test_batch_command_writes_parquet_and_csv_that_report_reads(tmp_path, capsys):
-    """`affray batch --out` writes the rows (Parquet or CSV); `affray report` prints the
-    same summary from either file; `--png` writes the plots."""
+    """`affray batch --out` writes the rows (Parquet or CSV), the creature table beside
+    them (`r.creatures.parquet`); `affray report` prints the same summary from either
+    file (time to kill from the creature table); `--png` writes the plots."""
     parquet, csv, png = tmp_path / "r.parquet", tmp_path / "r.csv", tmp_path / "r.png"
     assert main(["batch", str(DUEL), "--runs", "6", "--out", str(parquet), "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "warrior" in printed and "95% interval" in printed and str(parquet) in printed
     assert main(["batch", str(DUEL), "--runs", "6", "--out", str(csv), "--json"]) == 0
     from_batch = json.loads(capsys.readouterr().out)["summary"]
-    assert read_table(parquet).equals(batch(DUEL, runs=6))
-    assert summarize(read_table(csv)) == summarize(read_table(parquet)) == from_batch
+    expected = batch(DUEL, runs=6, collect="creatures")
+    assert read_table(parquet).equals(expected.runs)
+    assert read_table(tmp_path / "r.creatures.parquet").equals(expected.creatures)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "r.creatures.csv", "r.creatures.parquet", "r.csv", "r.parquet"]
+    assert summarize(read_tables(csv)) == summarize(read_tables(parquet)) == from_batch
+    assert from_batch == summarize(expected)
+    assert all(row["time_to_kill_mean"] for row in from_batch["creatures"])
     assert main(["report", str(parquet), "--json", "--png", str(png)]) == 0
     assert json.loads(capsys.readouterr().out)["summary"] == from_batch
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -549,12 +673,14 @@ def test_batch_rows_are_kept_when_the_table_cannot_be_written(tmp_path):
     result = _cli("batch", "duel", "--runs", "4", "--seed", "3", "--out", str(out),
                   "--json", env={"TMPDIR": str(spare)})
     assert result.returncode == 1
-    (kept,) = spare.glob("affray-batch-*.csv")
+    kept, beside = sorted(spare.glob("affray-batch-*.csv"), key=lambda path: len(path.name))
+    assert beside.name == kept.name.replace(".csv", ".creatures.csv")  # its creature table
     assert result.stderr == (f"affray: {out}: could not write the batch's rows: Error "
                              f"writing bytes to file. Detail: [errno 28] No space left on "
                              f"device; the rows were written to {kept} instead\n")
     assert json.loads(result.stdout)["out"] == str(kept)
-    assert summarize(read_table(kept)) == summarize(batch(DUEL, runs=4, seed=3))
+    assert summarize(read_tables(kept)) == summarize(batch(DUEL, runs=4, seed=3,
+                                                           collect="creatures"))
     assert read_table(kept).column("seed").to_pylist() == [3, 4, 5, 6]
 
 
@@ -662,3 +788,23 @@ def test_an_unreachable_scheduler_is_a_usage_error():
                           match=re.escape("batch: cannot reach the Dask scheduler at "
                                           "tcp://127.0.0.1:9: ")):
         batch(DUEL, runs=1, backend="dask", scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_creature_table_left_from_another_batch_is_refused(tmp_path, capsys):
+    """`--collect runs` writes the run table alone: a creature table left beside it by
+    an earlier batch (other seeds) is not taken for this batch's by `report`, which
+    says so (exit 1) rather than mixing two batches."""
+    out = tmp_path / "r.parquet"
+    assert main(["batch", "duel", "--runs", "4", "--out", str(out), "--quiet"]) == 0
+    assert main(["batch", "duel", "--runs", "4", "--seed", "50", "--collect", "runs",
+                 "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"affray: {tmp_path / 'r.creatures.parquet'}: not the creature table of {out} "
+        f"(run 0, 'warrior' differs): write both again, or move it away\n")
+    (tmp_path / "r.creatures.parquet").unlink()
+    assert main(["report", str(out), "--json"]) == 0  # the run table alone still reads
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["creatures"][0]["time_to_kill_mean"] is None
+    assert summary["runs"] == 4
