@@ -327,11 +327,19 @@ class MindView:
     # -- fights it sees (R-MIND-4) --------------------------------------------------------------
     def fights_of_allies(self) -> tuple[Seen, ...]:
         """The foes fighting, or fought by, a creature of its side, in a fight it sees
-        (it sees one of the two), in spawn order."""
+        (it sees one of the two), in spawn order. Only the world's fighters
+        (`World.fighting`) are looked at, not everyone it sees: a crowd marching to
+        battle has thousands in sight and no fight among them."""
         world = self._world
+        if not world.fighting:
+            return ()
+        roster = world.roster
+        fighters = roster.rows_of(np.fromiter(world.fighting, np.int64, len(world.fighting)))
+        seen = np.zeros(roster.count, dtype=bool)
+        seen[self._seen_rows] = True
         side = self.me.side
         found: dict[str, Seen] = {}
-        for other in self._seen_sheets:
+        for other in self._sheets_of(np.sort(fighters[seen[fighters]])):
             foe_id = other.combat.fighting
             if foe_id is None:
                 continue
