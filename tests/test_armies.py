@@ -10,6 +10,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import world_from_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import affray
 from affray.armies import BATTLE_PER_SIDE, MAX_PER_SIDE, army
@@ -131,3 +134,57 @@ def test_the_battle_runs_from_the_command_line(tmp_path):
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     assert "red" in result.stdout and "blue" in result.stdout
+
+
+def test_a_save_mid_march_continues_as_the_run_never_saved(tmp_path):
+    """R-MIND-1, R-MIND-7: saved while the armies march (every soldier walking, none
+    fighting yet) and again in the thick of it, a loaded world goes on event for event
+    as the world that was never saved."""
+    whole = _world(tmp_path, 12, seed=5)
+    whole.run(400)
+    expected = [event.to_dict() for event in whole.events]
+    whole.close()
+    world = _world(tmp_path, 12, seed=5)
+    for at, name in ((12, "march"), (150, "clash")):
+        world.run(at - world.pulse)
+        if name == "march":
+            assert not any(type(e).__name__ == "Fight" for e in world.events)
+            assert any(type(e).__name__ == "Moved" for e in world.events)
+        path = tmp_path / f"{name}.json"
+        world.save(str(path))
+        world.close()
+        world = affray.load_world(path)
+    world.run(400 - world.pulse)
+    assert [event.to_dict() for event in world.events] == expected
+    world.close()
+
+
+@given(per_side=st.integers(1, 6), seed=st.integers(0, 10_000),
+       walls=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 43)), max_size=60))
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+def test_no_two_soldiers_share_a_cell_and_none_walks_into_a_wall(per_side, seed, walls):
+    """R-MIND-3, R-GRID-2: small armies on the field with walls put at random (never on
+    a soldier), run 150 pulses: after every pulse each living creature stands on its own
+    cell, and none on a wall."""
+    spec = tomllib.loads(army(per_side, seed=seed, pulses=150))
+    rows = [list(row) for row in spec["map"]["rows"]]
+    taken = {tuple(c["at"]) for c in spec["creatures"]}
+    wall_cells = {(x, y) for x, y in walls
+                  if y < len(rows) and x < len(rows[0]) and (x, y) not in taken}
+    for x, y in wall_cells:
+        rows[y][x] = "#"
+    text = army(per_side, seed=seed, pulses=150)
+    original = "rows = [\n" + "".join(f'  "{row}",\n' for row in spec["map"]["rows"]) + "]"
+    walled = "rows = [\n" + "".join(f'  "{"".join(row)}",\n' for row in rows) + "]"
+    assert original in text
+    world = world_from_text(text.replace(original, walled))
+    try:
+        while world.pulse < world.end_pulse:
+            world.run(1)
+            cells = [tuple(c["at"]) for c in world.snapshot()["creatures"].values()
+                     if c["alive"]]
+            assert len(cells) == len(set(cells)), world.pulse
+            assert not wall_cells & set(cells), world.pulse
+    finally:
+        world.close()
