@@ -13,7 +13,7 @@ docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `Affray
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
-from affray.actions import Attack, Cast, Flee, Move
+from affray.actions import Attack, Cast, Close, Flee, Move, Open
 from affray.balancing import balance, sweep
 from affray.batch import Tables, batch
 from affray.content_loader import Content, default_content
@@ -41,12 +41,14 @@ __all__ = [
     "AffrayError",
     "Attack",
     "Cast",
+    "Close",
     "ClosedWorldError",
     "Content",
     "ContentError",
     "Flee",
     "HookError",
     "Move",
+    "Open",
     "SaveError",
     "ScenarioError",
     "Tables",

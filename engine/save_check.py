@@ -40,7 +40,7 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
-from affray.actions import ActionQueue, AnyAction, Attack, Cast, Move
+from affray.actions import ActionQueue, AnyAction, Attack, Cast, Close, Move, Open
 from affray.components import (
     COMPONENTS,
     DOOR_STATES,
@@ -782,6 +782,10 @@ def _check_action(action: Any, pulse: int, index: int, where: str, by_id: dict[s
         entry = msgspec.structs.replace(entry, attack=action.target)
     elif isinstance(action, Move):
         entry = msgspec.structs.replace(entry, move=action.to)
+    elif isinstance(action, Open):
+        entry = msgspec.structs.replace(entry, open=action.at)
+    elif isinstance(action, Close):
+        entry = msgspec.structs.replace(entry, close=action.at)
     world = SimpleNamespace(by_id=by_id, grid=grid, content=content)
     try:
         _to_action(entry, index, "", cast(Any, world))

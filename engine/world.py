@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import esper
+import numpy as np
 
 from affray.actions import ActionQueue, AnyAction, Casting, action_name
 from affray.components import (
@@ -40,7 +41,7 @@ from affray.errors import (
 from affray.esper_context import CONTEXT_PREFIX, entry_point, restore
 from affray.event_log import EventLog
 from affray.events import Event, Refused
-from affray.grid import Grid
+from affray.grid import Grid, Terrain
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
 from affray.systems.rules.casting import CastRecord
@@ -208,9 +209,20 @@ class World:
         return Spawn(self.spawned)
 
     @entry_point
-    def add_creature(self, creature_id: str, at: tuple[int, int], values: CreatureValues,
-                     template: str | None = None) -> int:
-        """Create a creature entity on a free cell; returns its entity id."""
+    def add_creature(self, creature_id: str, at: tuple[int, int],
+                     values: CreatureValues | None = None, template: str | None = None,
+                     **fields: Any) -> int:
+        """Create a creature entity on a free cell; returns its entity id.
+
+        The documented form takes the fields of a scenario's `[[creatures]]` entry as
+        keywords (`add_creature("k1", (4, 2), template="kobold", hp=30, mind="pack")`),
+        checked as a scenario checks an entry (`spawn`). The engine's own form takes
+        values already resolved (`affray.creatures.resolve`), unchecked."""
+        if values is None:
+            return self.spawn(creature_id, at, template=template, **fields)
+        if fields:
+            raise UsageError(f"add_creature: give resolved values or the fields of a "
+                             f"creature, not both (got {', '.join(fields)})")
         x, y = at
         if creature_id in self.by_id:
             raise ValueError(f"duplicate creature id {creature_id!r}")
@@ -243,6 +255,37 @@ class World:
         if sheet.statuses.degrees:
             begin_statuses(self, sheet)
         return entity
+
+    @entry_point
+    def spawn(self, creature_id: str, at: tuple[int, int], **fields: Any) -> int:
+        """Add a creature given by the fields of a scenario's `[[creatures]]` entry, as
+        keywords (`template`, `hp`, `level`, `mind`, `side`, `skills`, `wield`,
+        `fighting`...): checked as a scenario checks an entry, against the world as it
+        is now (a free cell that is no wall or shut door, a new id, names content
+        defines, a living foe beside it for `fighting`). A problem is a UsageError naming
+        the creature and the field, and changes nothing. Returns the entity id."""
+        from affray.scenario import creature_from_fields
+
+        entry, values = creature_from_fields(self, creature_id, at, fields)
+        entity = self.add_creature(entry.id, entry.at, values, template=entry.template)
+        if entry.fighting is not None:
+            self.start_fight(entry.id, entry.fighting)
+        return entity
+
+    @classmethod
+    def new(cls, rows: Any, legend: dict[str, str] | None = None,
+            content: Content | None = None, seed: int = 0, name: str = "") -> World:
+        """A World built in code: `rows` are map rows in the scenario legend (a list of
+        strings, or one block of text with a row a line), `legend` adds or overrides
+        symbols (`{"W": "water"}`, as `[map.legend]`), `content` is what it is built on
+        (default: the default content; `affray.load_content` for a game's own), `seed`
+        seeds its one generator. It has the map's doors and water bodies and nothing
+        else: add creatures, items and doors with `add_creature`, `add_item` and
+        `add_door`. It has no end: `run()` needs `pulses` or `until`. A bad map is a
+        UsageError naming the row and the symbol."""
+        from affray.scenario import new_world
+
+        return new_world(rows, legend=legend, content=content, seed=seed, name=name)
 
     # -- affects (use these, not the dict, so the stun index stays right) -----------------
     @entry_point
@@ -374,7 +417,22 @@ class World:
 
     @entry_point
     def add_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
-        """Lay a stack of items on a cell (R-GRID-4); containers become chests."""
+        """Lay a stack of items on a cell (R-GRID-4); containers become chests (fill one
+        with `component_of(entity, Chest).contents`). Checked as a scenario's
+        `[[items]]` entry: an item content defines, a cell on the map and not a wall, a
+        count of 1..`world.limits.max_stack` (a container: 1); a problem is a
+        UsageError and changes nothing."""
+        from affray.scenario import item_problem
+
+        cell = _cell_argument(at, "add_item")
+        if not isinstance(item, str):
+            raise UsageError(f"add_item: item must be an item name, got {item!r}")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise UsageError(f"add_item: count must be a whole number, got {count!r}")
+        problem = item_problem(self.content, self.grid, item, cell, count)
+        if problem is not None:
+            raise UsageError(f"add_item: item {item!r}, field '{problem[0]}': {problem[1]}")
+        at = cell
         definition = self.content.items[item]
         if self.content.item_class_is(definition.class_, "container"):
             return esper.create_entity(self.next_spawn(), Position(*at),
@@ -382,11 +440,58 @@ class World:
         return esper.create_entity(self.next_spawn(), Position(*at), ItemStack(item, count))
 
     @entry_point
-    def add_door(self, at: tuple[int, int], door: Door) -> int:
-        """A door cell is an entity holding its state; a shut door blocks (R-GRID-1)."""
+    def add_door(self, at: tuple[int, int], door: Door | None = None, *,
+                 locked: bool = False, trapped: bool = False, state: str = "shut") -> int:
+        """Put a door on a cell: a floor cell becomes a door cell (R-GRID-1: a shut door
+        blocks movement, sight and line of effect; an open one does not). `state` is
+        shut, open or broken; a locked or trapped door is shut. Refused with a
+        UsageError, changing nothing: a cell off the map, a wall, water or ice, a cell
+        that has a door, one a creature stands on, a shut door over items. Minds look
+        again (`grid.changed_terrain`). Returns the door's entity.
+
+        The engine's own form, `add_door(at, Door(...))` on a cell the map made a door
+        cell, is not checked (a scenario's build)."""
+        if door is None:
+            door = self._checked_door(at, locked, trapped, state)
+            at = (int(at[0]), int(at[1]))
+            self.grid.terrain[at[1], at[0]] = Terrain.DOOR
         self.grid.shut[at[1], at[0]] = door.state == "shut"
         self.grid.changed_terrain()
         return esper.create_entity(Position(*at), door)
+
+    def _checked_door(self, at: Any, locked: bool, trapped: bool, state: str) -> Door:
+        """`add_door`'s checks (UsageError); the Door it would put on `at`."""
+        from affray.components.cells import DOOR_STATES
+        from affray.validate import door_at, doorway_problem
+
+        x, y = _cell_argument(at, "add_door")
+        where = f"add_door: [{x}, {y}]"
+        if state not in DOOR_STATES:
+            raise UsageError(f"{where}: state must be one of {', '.join(DOOR_STATES)}, "
+                             f"not {state!r}")
+        for flag, value in (("locked", locked), ("trapped", trapped)):
+            if not isinstance(value, bool):
+                raise UsageError(f"{where}: {flag} must be True or False, got {value!r}")
+            if value and state != "shut":
+                raise UsageError(f"{where}: a {state} door is not {flag} (only a shut "
+                                 f"door is)")
+        if not self.grid.in_bounds(x, y):
+            raise UsageError(f"{where} is off the map ({self.grid.width}x{self.grid.height})")
+        terrain = Terrain(int(self.grid.terrain[y, x]))
+        if door_at((x, y)) is not None:
+            raise UsageError(f"{where} has a door already")
+        if terrain not in (Terrain.FLOOR, Terrain.DOOR):
+            raise UsageError(f"{where} is {terrain.name.lower()}: a door stands on floor")
+        if self.grid.occupant[y, x]:
+            raise UsageError(f"{where}: a creature stands there")
+        if state == "shut" and doorway_problem(self, (x, y)) is not None:
+            raise UsageError(f"{where}: items lie there, and a shut door cannot stand "
+                             f"over them")
+        bound = self.content.world.limits.max_doors
+        if len(esper.get_component(Door)) >= bound:
+            raise UsageError(f"{where}: the world has {bound} doors, the most content "
+                             f"allows (world.limits.max_doors)")
+        return Door(state=state, locked=locked, trapped=trapped)
 
     def place(self, entity: int, position: Position, x: int, y: int,
               why: str = "apart") -> None:
@@ -793,6 +898,14 @@ class World:
     def __repr__(self) -> str:
         return (f"World(name={self.name!r}, pulse={self.pulse}, creatures={len(self.by_id)}, "
                 f"grid={self.grid.width}x{self.grid.height})")
+
+
+def _cell_argument(at: object, call: str) -> tuple[int, int]:
+    """A cell argument of the building calls: two whole numbers, or a UsageError."""
+    if (not isinstance(at, tuple | list) or len(at) != 2
+            or any(isinstance(v, bool) or not isinstance(v, int | np.integer) for v in at)):
+        raise UsageError(f"{call}: at must be a cell (x, y) of two whole numbers, got {at!r}")
+    return (int(at[0]), int(at[1]))
 
 
 def default_rules(content: Content) -> Rules:
