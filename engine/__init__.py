@@ -16,7 +16,7 @@ docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `Affray
 from affray.actions import Attack, Cast, Close, Flee, Move, Open
 from affray.balancing import balance, sweep
 from affray.batch import Tables, batch
-from affray.content_loader import Content, default_content
+from affray.content_loader import Content, default_content, load_content
 from affray.errors import (
     ActionError,
     AffrayError,
@@ -61,6 +61,7 @@ __all__ = [
     "batch",
     "builtin_scenario",
     "default_content",
+    "load_content",
     "load_scenario",
     "load_world",
     "register_mind",

@@ -420,8 +420,9 @@ class Blueprint:
     everything mutable (grid arrays, components, rules, the action list), so two runs
     of one blueprint never share state; the shared parts (content, the spec, actions,
     the raw TOML tables) are only read. One of those is reachable from each World:
-    `World.content_overlay` is the raw `content` table itself, the same dict in every
-    run (a save writes it out; nothing in the engine changes it, and a game must not).
+    `World.content_overlay` is the content's `overlay` (every layer over the defaults:
+    a content pack's, the scenario's inline tables), the same dict in every run (a save
+    writes it out; nothing in the engine changes it, and a game must not).
     """
 
     spec: ScenarioFile
@@ -451,7 +452,7 @@ class Blueprint:
                       water_bodies=self.water_bodies)
         world.enter()  # for the build; the caller's esper world comes back after it
         try:
-            world.content_overlay = self.raw.get("content", {})
+            world.content_overlay = self.content.overlay
             world.vectorise = spec.vectorise
             for at, make_door in self.doors:
                 world.add_door(at, make_door())
@@ -516,7 +517,7 @@ def _assemble_world(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: 
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
                   legend=legend, water_bodies=bodies)
     world.enter()  # for the build; the caller's esper world comes back after it
-    world.content_overlay = raw.get("content", {})
+    world.content_overlay = content.overlay  # every layer: a save keeps them
     world.vectorise = spec.vectorise
     if kept is not None:
         kept.doors = [(at, Copier(copy.deepcopy(door))) for at, door in doors]
@@ -778,16 +779,24 @@ def _start_fights(world: World, spec: ScenarioFile) -> None:
 
 
 @keeps_esper_world
-def load_scenario(path: str | Path, seed: int | None = None) -> World:
-    """Load, validate and build a scenario; `seed` overrides the file's seed."""
+def load_scenario(path: str | Path, seed: int | None = None,
+                  content: Content | None = None) -> World:
+    """Load, validate and build a scenario; `seed` overrides the file's seed. `content`
+    (a game's own content pack, `affray.load_content`) is what it is built on instead of
+    the default content; the scenario's inline `[content.<kind>.<name>]` tables still
+    layer on top of it."""
     seed = check_seed(seed)
     if not isinstance(path, str | Path):
         raise UsageError(f"load_scenario: path must be a str or Path, got "
                          f"{type(path).__name__}")
+    if content is not None and not isinstance(content, Content):
+        raise UsageError(f"load_scenario: content must be a Content (affray.load_content), "
+                         f"got {type(content).__name__}")
     path = Path(path)
+    base = default_content() if content is None else content
     spec, raw = parse_scenario(read_source(path, ScenarioError), str(path),
-                               default_content().world.limits)
-    return build_world(spec, raw, str(path), seed=seed)
+                               base.world.limits)
+    return build_world(spec, raw, str(path), seed=seed, content=content)
 
 
 @keeps_esper_world

@@ -136,7 +136,9 @@ class World:
         self.status_due: int | None = None
         self.scripted: list[tuple[int, AnyAction]] = []
         self.end_pulse: int | None = None
-        self.content_overlay: dict[str, Any] = {}
+        # The tables layered over the default content (a pack's, a scenario's inline
+        # ones): what a save writes, so that a load rebuilds the same content.
+        self.content_overlay: Any = content.overlay
         self.legend = dict(legend or DEFAULT_LEGEND)
         # A replay recorder (affray.replay) when `record()` was called (never saved).
         self.recorder: Any = None
