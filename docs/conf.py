@@ -130,6 +130,21 @@ def _include_example_walkthrough(app: Any, docname: str, source: list[str]) -> N
     source[0] = f"{before}{heading}\n{example_walkthrough(readme, EXAMPLE_README.parent)}"
 
 
+# A README link to a file the site shows as a page of its own: the page instead.
+_SHOWN_AS_PAGE = {"examples/dungeon/README.md": "docs/example.md"}
+
+
+def _readme_links_to_pages(app: Any, relative_path: Path, parent_docname: str,
+                           content: list[str]) -> None:
+    """docs/readme.md includes the README: a link there to a file the site shows as a
+    page (the example's README, on docs/example.md) points at that page, since the
+    include's `relative-docs` rewrites only links into docs/."""
+    if Path(relative_path).name != "README.md" or parent_docname != "readme":
+        return
+    for source, page in _SHOWN_AS_PAGE.items():
+        content[0] = content[0].replace(f"]({source})", f"]({page})")
+
+
 def _drop_object_base(app: Any, name: str, obj: Any, options: Any, bases: list[type]) -> None:
     """"Bases: object" on every plain class says nothing: a class's bases are shown only
     when it has some (autodoc still writes an empty "Bases:", which `_drop_empty_bases`
@@ -153,3 +168,4 @@ def setup(app: Any) -> None:
     app.connect("autodoc-process-bases", _drop_object_base)
     app.connect("doctree-read", _drop_empty_bases)
     app.connect("source-read", _include_example_walkthrough)
+    app.connect("include-read", _readme_links_to_pages)

@@ -52,8 +52,8 @@ def distance_sq(a: tuple[int, int], b: tuple[int, int]) -> int:
 class Grid:
     """Terrain, ice thickness, shut doors, occupancy and water-body labels."""
 
-    __slots__ = ("body", "dirty", "height", "ice_cm", "labellings", "occupant", "shut",
-                 "terrain", "terrain_version", "version", "width")
+    __slots__ = ("body", "cache", "dirty", "height", "ice_cm", "labellings", "occupant",
+                 "shut", "terrain", "terrain_version", "version", "width")
 
     def __init__(self, terrain: np.ndarray, ice_cm: np.ndarray | None = None) -> None:
         if terrain.ndim != 2:
@@ -77,6 +77,9 @@ class Grid:
         # `terrain` or `shut` by hand calls `changed_terrain()`. Never saved.
         self.version = 0
         self.terrain_version = 0
+        # What rules derive from the terrain alone, each kept with the terrain_version
+        # it was worked out at (walking.blocked_sums). Never saved.
+        self.cache: dict[str, object] = {}
 
     def copy(self) -> Grid:
         """An independent copy: every array copied, the labelling state kept. A prepared
@@ -90,6 +93,7 @@ class Grid:
         grid.height, grid.width = self.height, self.width
         grid.dirty, grid.labellings = self.dirty, self.labellings
         grid.version = grid.terrain_version = 0
+        grid.cache = {}
         return grid
 
     # -- cells -----------------------------------------------------------------

@@ -59,9 +59,27 @@ def window(grid: Grid, centre: Cell, radius: int) -> tuple[int, int, int, int]:
             min(grid.height, y + radius + 1))
 
 
+_ALL_SEEN: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _all_seen(shape: tuple[int, int]) -> np.ndarray:
+    """A window seen whole (read-only, shared)."""
+    seen = _ALL_SEEN.get(shape)
+    if seen is None:
+        seen = _ALL_SEEN[shape] = np.ones(shape, dtype=bool)
+        seen.flags.writeable = False
+    return seen
+
+
 def field_of_view(grid: Grid, eye: Cell, sight: int) -> View:
-    """R-MIND-2: symmetric shadowcasting from `eye`, `sight` cells (Chebyshev) around."""
+    """R-MIND-2: symmetric shadowcasting from `eye`, `sight` cells (Chebyshev) around.
+    A window with no wall and no shut door in it is seen whole (what shadowcasting
+    gives there), without asking tcod."""
+    from affray.systems.rules.walking import open_window
+
     x0, y0, x1, y1 = window(grid, eye, sight)
+    if open_window(grid, eye, sight):
+        return View(grid.terrain_version, eye, sight, x0, y0, _all_seen((y1 - y0, x1 - x0)))
     transparent = ((grid.terrain[y0:y1, x0:x1] != _WALL) & ~grid.shut[y0:y1, x0:x1])
     seen = tcod.map.compute_fov(transparent, (eye[1] - y0, eye[0] - x0), radius=0,
                                 light_walls=True,

@@ -84,6 +84,62 @@ class Field:
         return [self.at((cell[0] + dx, cell[1] + dy)) for dx, dy in NEIGHBOURS]
 
 
+@dataclass(slots=True)
+class OpenField:
+    """The field of a window with no wall and no shut door in it: every walking distance
+    inside it is the Chebyshev distance (8 steps of one, nothing in the way, and no
+    walk that leaves the window is shorter), worked out as needed, exactly what tcod's
+    Dijkstra would give there (tests/test_minds_properties.py)."""
+
+    version: int
+    roots: tuple[Cell, ...]
+    centre: Cell
+    radius: int | None
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    bound: int = UNREACHED
+
+    def at(self, cell: Cell) -> int | None:
+        x, y = cell
+        if not (self.x0 <= x < self.x1 and self.y0 <= y < self.y1):
+            return None
+        return min(max(abs(x - rx), abs(y - ry)) for rx, ry in self.roots)
+
+    def exact(self, value: int) -> bool:
+        return True
+
+    def around(self, cell: Cell) -> list[int | None]:
+        return [self.at((cell[0] + dx, cell[1] + dy)) for dx, dy in NEIGHBOURS]
+
+
+def blocked_sums(grid: Grid) -> np.ndarray:
+    """The summed-area table of cells that block (walls, shut doors): `open_window`'s,
+    kept on the grid while its terrain stands."""
+    cached = grid.cache.get("blocked")
+    if cached is not None and cached[0] == grid.terrain_version:
+        return cached[1]  # type: ignore[no-any-return]
+    blocked = ((grid.terrain == _WALL) | grid.shut).astype(np.int32)
+    sums = np.zeros((grid.height + 1, grid.width + 1), dtype=np.int32)
+    sums[1:, 1:] = blocked.cumsum(axis=0).cumsum(axis=1)
+    grid.cache["blocked"] = (grid.terrain_version, sums)
+    return sums
+
+
+def window_of(grid: Grid, centre: Cell, radius: int) -> tuple[int, int, int, int]:
+    cx, cy = centre
+    return (max(0, cx - radius), max(0, cy - radius), min(grid.width, cx + radius + 1),
+            min(grid.height, cy + radius + 1))
+
+
+def open_window(grid: Grid, centre: Cell, radius: int) -> bool:
+    """No wall and no shut door within Chebyshev `radius` of `centre` (on the map)."""
+    x0, y0, x1, y1 = window_of(grid, centre, radius)
+    sums = blocked_sums(grid)
+    return int(sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]) == 0
+
+
 def walkable(grid: Grid, x0: int, y0: int, x1: int, y1: int,
              around: bool = False) -> np.ndarray:
     """1 where the terrain may be walked (not a wall, not a shut door), else 0: tcod's
@@ -96,8 +152,14 @@ def walkable(grid: Grid, x0: int, y0: int, x1: int, y1: int,
 
 
 def compute(grid: Grid, roots: tuple[Cell, ...], centre: Cell, radius: int | None,
-            around: bool = False) -> Field:
-    """A new field (no cache); `around`: creatures block it too (`detour`)."""
+            around: bool = False) -> Field | OpenField:
+    """A new field (no cache); `around`: creatures block it too (`detour`). A window
+    with nothing in the way (and roots in it) is an `OpenField`, no Dijkstra needed."""
+    if (radius is not None and not around and open_window(grid, centre, radius)
+            and all(max(abs(x - centre[0]), abs(y - centre[1])) <= radius
+                    for x, y in roots)):
+        x0, y0, x1, y1 = window_of(grid, centre, radius)
+        return OpenField(grid.terrain_version, roots, centre, radius, x0, y0, x1, y1)
     if radius is None:
         x0, y0, x1, y1 = 0, 0, grid.width, grid.height
     else:
@@ -120,7 +182,7 @@ def compute(grid: Grid, roots: tuple[Cell, ...], centre: Cell, radius: int | Non
 
 
 def field(world: World, key: object, roots: tuple[Cell, ...], centre: Cell,
-          radius: int | None) -> Field:
+          radius: int | None) -> Field | OpenField:
     """`compute`, kept under `key` while the terrain, the roots and the window stand."""
     cache = world.sight_cache
     cached = cache.get(("walk", key))
@@ -140,6 +202,7 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None) -> int | None
     blocking (but the walker and the goal), its step by `step_down`; None when none
     is nearer either (it waits)."""
     made = compute(grid, (goal,), here, radius, around=True)
+    assert isinstance(made, Field)  # creatures block: never an open field
     hx, hy = here[0] - made.x0, here[1] - made.y0
     if 0 <= hy < made.dist.shape[0] and 0 <= hx < made.dist.shape[1]:
         # the walker's own cell: its value from its free neighbours, as if it were free

@@ -103,13 +103,28 @@ def _cast(view: MindView, actor: str, traits: MindDef) -> Cast | None:
 
 def best_cast(view: MindView) -> tuple[str, str] | None:
     """R-MIND-6: the (spell, foe) whose preview strikes the most foes, with fewer allies
-    than foes struck (itself included); ties: the earlier spell, then the earlier foe."""
+    than foes struck (itself included); ties: the earlier spell, then the earlier foe.
+
+    Only foes within the spell's reach are previewed (a preview of one farther is
+    refused anyway), and a spell that can strike one creature only (a bolt, ray or
+    touch that no water carries: not lightning) stops at its first foe it may strike:
+    no later candidate can do better or come earlier in the order."""
     side = view.me.side
+    content = view.content
     best: tuple[int, int, int, str, str] | None = None
+    me = view.me.at
     for index, spell in enumerate(view.spells):
         if not view.can_cast(spell):
             continue
+        definition = content.spells[spell]
+        reach_cells = 1 if definition.shape == "touch" else definition.range
+        single = (definition.shape in ("bolt", "ray", "touch")
+                  and content.damage_type(definition.type) != "lightning")
+        if single and best is not None:
+            continue  # it strikes one at most: the earlier spell's one foe stands
         for foe in view.foes:
+            if max(abs(foe.at[0] - me[0]), abs(foe.at[1] - me[1])) > reach_cells:
+                continue
             reach = view.preview(spell, foe.id)
             if reach is None:
                 continue
@@ -122,6 +137,8 @@ def best_cast(view: MindView) -> tuple[str, str] | None:
             key = (-foes, index, foe.spawn, spell, foe.id)
             if best is None or key < best:
                 best = key
+            if single:
+                break  # one foe at most: the first that it may strike is the best
     return None if best is None else (best[3], best[4])
 
 

@@ -58,6 +58,7 @@ class MindView:
         self._world = world
         self._sheet = sheet
         name = sheet.mind.name
+        self.content = world.content
         self.traits: MindDef | None = world.content.minds.get(name) if name else None
         self.pulse = world.pulse
         self.me = seen_of(sheet)
@@ -156,6 +157,10 @@ class MindView:
         xs, ys = roster.x[rows], roster.y[rows]
         for whole in (False, True):
             field = self._walk("me", (self.me.at,), whole)
+            if isinstance(field, walking.OpenField):  # nothing in the way: Chebyshev
+                distances = self._foe_distances()
+                best = int(np.argmin(distances))  # the first of the nearest: spawn order
+                return seen_of(self._world.sheets[int(roster.entity[rows[best]])])
             fx, fy = xs - field.x0, ys - field.y0
             height, width = field.dist.shape
             inside = (fx >= 0) & (fx < width) & (fy >= 0) & (fy < height)
@@ -191,12 +196,13 @@ class MindView:
     def _reach(self) -> int:
         return max(2 * self.sight, 8)
 
-    def _walk(self, key: str, roots: tuple[Cell, ...], whole: bool) -> walking.Field:
+    def _walk(self, key: str, roots: tuple[Cell, ...], whole: bool
+              ) -> walking.Field | walking.OpenField:
         return walking.field(self._world, (self._sheet.entity, key, whole), roots,
                              self.me.at, None if whole else self._reach)
 
-    def _value(self, key: str, roots: tuple[Cell, ...], cell: Cell) -> tuple[walking.Field,
-                                                                           int | None]:
+    def _value(self, key: str, roots: tuple[Cell, ...], cell: Cell
+               ) -> tuple[walking.Field | walking.OpenField, int | None]:
         """The field from `roots` and its value at `cell` (within a step of the centre):
         the window's when exact, else the whole map's."""
         near = self._walk(key, roots, False)
