@@ -32,7 +32,7 @@ from affray.save import load_world
 from affray.scenario import builtin_scenario, load_scenario
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.minds import register_mind, registered_minds, unregister_mind
-from affray.world import World
+from affray.world import World, register_system, registered_systems, unregister_system
 
 __version__ = "0.1.0"
 
@@ -65,7 +65,10 @@ __all__ = [
     "load_scenario",
     "load_world",
     "register_mind",
+    "register_system",
     "registered_minds",
+    "registered_systems",
     "sweep",
     "unregister_mind",
+    "unregister_system",
 ]

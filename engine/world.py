@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import esper
@@ -900,6 +901,66 @@ class World:
     def __repr__(self) -> str:
         return (f"World(name={self.name!r}, pulse={self.pulse}, creatures={len(self.by_id)}, "
                 f"grid={self.grid.width}x{self.grid.height})")
+
+
+# -- systems by name (saves keep a world's systems by name: register_system) ------------
+_SYSTEMS: dict[str, type[System]] = {}
+# The most systems a save holds (a bound on what a tampered save can make a load build).
+MAX_SYSTEMS = 256
+
+
+def _builtin_systems() -> dict[str, type[System]]:
+    """The eight systems of the schedule (R-TIME-4), by their names."""
+    return {cls.name: cls for cls in SCHEDULE}
+
+
+def register_system(name: str, cls: type[System]) -> None:
+    """Register a game's own system class under `name`, process-wide (systems are code,
+    like minds and hooks): a World whose `systems` include an instance of `cls` saves it
+    by that name, and a load makes a fresh `cls()` for it. `cls` subclasses
+    `affray.systems.System` (`process(world)`, and `next_pulse(world)` if it can tell
+    when it next has work). It is made anew at each load, so what it must remember
+    belongs in the world's components, not in the instance. The eight built-in names
+    (Pulse, Stun, Melee, Spell, Arc, Burst, FloorItemLoss, Terrain) are taken."""
+    if not isinstance(name, str) or not name or not name.isprintable():
+        raise UsageError(f"register_system: name must be a non-empty printable str, got "
+                         f"{name!r}")
+    if not isinstance(cls, type) or not issubclass(cls, System):
+        raise UsageError(f"register_system: {cls!r} is not a subclass of "
+                         f"affray.systems.System")
+    builtin = _builtin_systems()
+    if name in builtin:
+        raise UsageError(f"register_system: {name!r} is a built-in system's name "
+                         f"(built-in: {', '.join(builtin)})")
+    if cls in builtin.values():
+        raise UsageError(f"register_system: {cls.__name__} is built in, as {cls.name!r}: "
+                         f"it is saved by that name without registering")
+    _SYSTEMS[name] = cls
+
+
+def unregister_system(name: str) -> None:
+    """Forget a registered system (nothing happens if it is not registered)."""
+    _SYSTEMS.pop(name, None)
+
+
+def registered_systems() -> Mapping[str, type[System]]:
+    """The systems games registered, by name (read-only; the built-in ones aside)."""
+    return MappingProxyType(_SYSTEMS)
+
+
+def system_name(system: object) -> str | None:
+    """The name a system is saved by: a built-in's own, a registered class's; None for
+    a system whose class is neither."""
+    for registry in (_builtin_systems(), _SYSTEMS):
+        for name, cls in registry.items():
+            if type(system) is cls:
+                return name
+    return None
+
+
+def system_class(name: str) -> type[System] | None:
+    """The class a saved system name stands for (built-in or registered), or None."""
+    return _builtin_systems().get(name) or _SYSTEMS.get(name)
 
 
 def _cell_argument(at: object, call: str) -> tuple[int, int]:

@@ -175,7 +175,7 @@ def test_a_file_may_use_what_the_files_before_it_define(pack: Path, tmp_path: Pa
 def test_missing_files_and_wrong_arguments(tmp_path: Path):
     with pytest.raises(affray.ContentError, match=r"nothing\.toml: cannot read"):
         affray.load_content(tmp_path / "nothing.toml")
-    with pytest.raises(affray.ContentError, match="a folder with no .toml file"):
+    with pytest.raises(affray.ContentError, match=r"a folder with no \.toml file"):
         affray.load_content(tmp_path)
     with pytest.raises(affray.UsageError, match="a path must be a str or Path"):
         affray.load_content(3)  # type: ignore[arg-type]
