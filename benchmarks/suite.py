@@ -25,6 +25,7 @@ from .duels import duels
 from .grid import item_loss, relabel_after_freeze
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
+from .view import view_versus_snapshot
 from .volley import volley_rounds
 from .worlds import (
     CREATURE,
@@ -244,4 +245,6 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
                                                         plan.shape_repeats)),
     ("spell casts", lambda content, plan: spell_casts(plan.burst_repeats, plan.lake_side,
                                                       plan.lake_repeats)),
+    ("creature view", lambda content, plan: view_versus_snapshot(
+        content, frames=20, repeats=plan.idle_repeats)),
 )

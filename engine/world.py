@@ -117,6 +117,8 @@ class World:
         # The vectorised round's fighters as numpy columns kept between rounds
         # (volley_columns.VolleyCache; never saved; `touch` after a hand edit).
         self.volley_cache: Any = None
+        # `view()`'s records, made by its first call (affray.view.ViewCache; never saved).
+        self.view_cache: Any = None
         self.pulse = 0
         # A list to its reader; a big round's events stay columns until read (event_log).
         self.events: EventLog = EventLog()
@@ -248,6 +250,8 @@ class World:
         self.grid.version += 1
         sheet = self.sheets[entity] = build_sheet(entity, self.content)
         self.roster.put(sheet)
+        if self.view_cache is not None:
+            self.view_cache.touch(entity)
         stir(self)  # resting minds look again: a newcomer logs no event (R-MIND-1)
         if values.mind.name is not None:
             self.minded.add(entity)
@@ -509,6 +513,8 @@ class World:
         grid.version += 1
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        if self.view_cache is not None:
+            self.view_cache.touch(entity)
         sheet = self.sheets.get(entity)
         if sheet is not None:
             self.roster.moved(sheet)
@@ -570,16 +576,19 @@ class World:
 
     def touch(self, creature_id: str | None = None) -> None:
         """Tell the engine a creature's components were changed by hand (None: any
-        creature, or many): the vectorised round's cached columns and the minds' roster
-        read it again. The engine's own changes and the API's need no call
+        creature, or many): the vectorised round's cached columns, the minds' roster and
+        `view()` read it again. The engine's own changes and the API's need no call
         (docs/api.md)."""
         entity = None if creature_id is None else self.entity(creature_id)
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
         if entity is None:
             self.roster = rebuild_roster(self.sheets)
+            self.view_cache = None
         else:
             self.roster.put(self.sheets[entity])
+            if self.view_cache is not None:
+                self.view_cache.touch(entity)
 
     def emit(self, event: Event) -> None:
         """Append an event to the log (R-ENG-4). The hottest paths (a blow's miss,
@@ -860,6 +869,19 @@ class World:
         from affray.snapshot import snapshot
 
         return snapshot(self)
+
+    @entry_point
+    def view(self) -> Mapping[str, Any]:
+        """What a game draws each frame: creature id -> an immutable `CreatureView`
+        (player, glyph, side, mind, fighting, level, hp, max_hp, mana, max_mana, cell,
+        alive: the snapshot's values), in spawn order. It costs what changed since the
+        last call, not the whole world: the records are kept (`view_cache`) and only
+        those of creatures an event named, that moved, came or were `touch`ed since are
+        built again (affray.view). A read-only mapping the next call updates: read it,
+        or keep `dict(world.view())`; a record that did not change is the same object."""
+        from affray.view import view
+
+        return view(self)
 
     @entry_point
     def record(self) -> Any:
