@@ -39,7 +39,7 @@ from affray.errors import (
     UnknownCreatureError,
     UsageError,
 )
-from affray.esper_context import CONTEXT_PREFIX, entry_point, restore
+from affray.esper_context import CONTEXT_PREFIX, entry_point, keeps_esper_world, restore
 from affray.event_log import EventLog
 from affray.events import Event, Refused
 from affray.grid import Grid, Terrain
@@ -280,6 +280,7 @@ class World:
         return entity
 
     @classmethod
+    @keeps_esper_world  # the caller's esper world stays current (scenario.new_world's own)
     def new(cls, rows: Any, legend: dict[str, str] | None = None,
             content: Content | None = None, seed: int = 0, name: str = "") -> World:
         """A World built in code: `rows` are map rows in the scenario legend (a list of
