@@ -27,6 +27,7 @@ from .grid import item_loss, relabel_after_freeze
 from .minds import minds_rows
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
+from .view import view_versus_snapshot
 from .volley import volley_rounds
 from .worlds import (
     CREATURE,
@@ -256,4 +257,6 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("minds", lambda content, plan: minds_rows(content, quick=plan.quick)),
     ("armies", lambda content, plan: army_rows(content, plan.army_loads, plan.army_marches,
                                                plan.march_pulses, plan.army_battles)),
+    ("creature view", lambda content, plan: view_versus_snapshot(
+        content, frames=20, repeats=plan.idle_repeats)),
 )
