@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from affray.content_loader import Content
-from affray.creatures import resolve
+from affray.creatures import Copier, resolve
 from affray.grid import Grid, Terrain
 from affray.scenario import build_world, parse_scenario
 from affray.world import World
@@ -95,8 +95,10 @@ def idle_pulse(content: Content, plan: Plan) -> list[Result]:
             cells = spread_cells(creatures, world.grid.terrain == Terrain.FLOOR)
             start = time.perf_counter()
             populate(world, content, cells)
-            rows.append(result_from("spawn creatures (resolve + add)", size, "creature",
-                                    creatures, [time.perf_counter() - start]))
+            one_by_one = result_from("spawn creatures (resolve + add)", size, "creature",
+                                     creatures, [time.perf_counter() - start])
+            rows.append(one_by_one)
+            rows.append(bulk_spawn(content, creatures, one_by_one))
             world.run(plan.warmup_pulses)
             pulses = plan.idle_pulses
 
@@ -116,6 +118,23 @@ def idle_pulse(content: Content, plan: Plan) -> list[Result]:
         finally:
             world.close()
     return rows
+
+
+def bulk_spawn(content: Content, creatures: int, one_by_one: Result) -> Result:
+    """`World.add_creatures` of copies of one resolution (`Copier`), against resolving
+    and adding each (the row before it, same size)."""
+    world = open_floor(content, open_floor_side(creatures))
+    try:
+        cells = spread_cells(creatures, world.grid.terrain == Terrain.FLOOR)
+        make = Copier(resolve(content, CREATURE, None))
+        start = time.perf_counter()
+        world.add_creatures((f"c{index}", at, make()) for index, at in enumerate(cells))
+        row = result_from("spawn creatures (add_creatures, copies)", f"{creatures:,} creatures",
+                          "creature", creatures, [time.perf_counter() - start])
+    finally:
+        world.close()
+    row.ratio, row.ratio_of = row.per_unit_us / one_by_one.per_unit_us, one_by_one.name
+    return row
 
 
 # -- 2. world creation --------------------------------------------------------------------------
