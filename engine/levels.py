@@ -5,14 +5,17 @@ the numbers it states are its numbers at that level. A scenario creature of that
 template at another level gets each of those numbers scaled by the curve of the field,
 value x curve(its level) / curve(the template's level), rounded half away from zero;
 what the scenario creature sets itself wins (`affray.creatures.resolve`). An NPC
-template with a `tier` gets the numbers it leaves out from the tier's curve at its own
-level, as the source derives a mob's numbers (`MobTiers::Config::centres` and
-`mob_index_data::deriveNumbers` in dreamland_code; docs/decisions-levels.md).
+template with a `tier` gets the numbers it leaves out from the tier's multipliers of the
+base curve at its own level (`tier_numbers`). The data is the source's newer balance
+files (fight/mob_tiers.json, fight/pc_baseline.json; reference notes section 12); the
+code that reads them in the source is not public, so how they are read here is ours
+(docs/decisions-levels.md).
 
-The curves (the source's `Curve::at`): read at max(level, 1), on a straight line
-between two listed levels, at the first value before the first, and past the last on
-the last segment's slope. Arithmetic is exact (fractions of the content's decimals), so
-a worked example is exact too, and rounding is the source's `lround`.
+The curves: read at max(level, 1), on a straight line between two listed levels, at
+the first value before the first (the file's own note: before its level-1 point, mobs of
+levels 1-4 took the level-5 numbers), and past the last on the last segment's slope.
+Arithmetic is exact (fractions of the content's decimals), so a worked example is exact
+too, and rounding is C's `lround` (halves away from zero).
 
 Which curve scales which field:
 
@@ -20,8 +23,8 @@ Which curve scales which field:
   median live player of its band (`levels.pc.caster` for a caster profession, else
   `levels.pc.melee`). Its armor and saving throw come from its gear and are not scaled.
 - an NPC: hp and max_hp by `npc.hp`; hand dice (`damage`) and damroll by `npc.dmg`;
-  armor by `npc.ac`; hitroll and saving throw in proportion to the level (the source's
-  are level x the tier's per-level share).
+  armor by `npc.ac`; hitroll and saving throw in proportion to the level (a tier's
+  are level x its per-level share).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def lround(value: Fraction) -> int:
 
 
 def curve_at(levels: tuple[int, ...], values: tuple[float, ...], level: int) -> Fraction:
-    """The source's `Curve::at` at max(level, 1), exactly."""
+    """A curve at max(level, 1), exactly (the module doc says how it is read)."""
     lvl = max(level, 1)
     points = [(lv, exact(v)) for lv, v in zip(levels, values, strict=False)]
     if len(points) == 1 or lvl <= points[0][0]:
@@ -134,7 +137,7 @@ def dice_text(dice: tuple[int, int, int]) -> str | int:
     return f"{count}d{sides}{sign}"
 
 
-# -- the tier's numbers (the source's centres and deriveNumbers) -----------------------------
+# -- the tier's numbers -------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class TierNumbers:
     """What a tier implies at a level: hit points, hand dice, hitroll, armor points (on
@@ -149,15 +152,16 @@ class TierNumbers:
 
 def tier_numbers(content: Any, level: int, tier: str, style: str | None,
                  profession: str | None) -> TierNumbers:
-    """The source's numbers of a fresh mob of this level, tier and style:
+    """The numbers of a mob of this level, tier and style (the tier's multipliers of the
+    base curve, the variance left out: docs/decisions-levels.md):
 
     - hp = max(1, lround(npc.hp(L) x tier.hp x style.hp x class hp));
     - dam = max(1, lround(npc.dmg(L) x tier.dmg x style.dmg x class dmg)), as hand dice
       NdT+B with N = level/10 + 1, T = max(2, lround(2 dam / N - 1)), B = max(0, dam -
-      N (T + 1) / 2) (integer divisions truncate, as the source's);
+      N (T + 1) / 2) (the division truncates);
     - hitroll = lround(L x tier.hitroll), saving_throw = lround(L x tier.saves);
     - armor points = -10 x lround(npc.ac(L) x tier.ac) on each column (R-HIT-10: the
-      source's AC is in tenths, negative protects).
+      curve's AC is in tenths, negative protects, as the source's).
 
     L = max(level, 1). The dice's N is at most content's `max_dice_count` and T at most
     `max_dice_sides` (then B carries more), so a derived roll fits the engine's bounds.
@@ -259,7 +263,7 @@ def derived_fields(content: Any, entry: CreatureFields | None,
                              for column, points in value.items()}
         elif name == "damage":
             derived[name] = dice_text(scale_dice(value, factor))
-        elif name in ("hp", "max_hp"):  # a creature lives: at least 1 (the source's max)
+        elif name in ("hp", "max_hp"):  # a creature lives: at least 1
             derived[name] = max(1, scale_int(value, factor))
         else:
             derived[name] = scale_int(value, factor)
