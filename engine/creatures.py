@@ -129,6 +129,10 @@ def check_level_fields(content: Any, fields: CreatureFields) -> tuple[str, str] 
     if template is None and not isinstance(fields, CreatureTemplate):
         return None  # a creature of no template: its numbers are its own, checked above
     source = fields if template is None else template
+    if template is not None and getattr(template, "tier", UNSET) is not UNSET \
+            and pick("player", fields):
+        name = getattr(fields, "template", "")
+        return "player", f"template {name!r} has a tier: a creature of it is an NPC"
     if not levels_module.levelled(source):
         return None
     derived = levels_module.derived_fields(content, None if template is None else fields,

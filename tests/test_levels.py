@@ -281,6 +281,8 @@ def test_derived_fields_is_what_resolve_lays_under_the_entry():
     ('template = "g"', "[content.creatures.g]\nplayer = true\ntier = 'normal'\n",
      ("field 'tier'", "an NPC's")),
     ('tier = "normal"', "", ("tier",)),  # a scenario creature has no tier
+    ('template = "g"\nplayer = true', "[content.creatures.g]\nnpc = true\ntier = 'normal'\n",
+     ("creature 'c'", "field 'player'", "template 'g' has a tier")),
     # level 1000 from level 1: hp 1000 x 251299/15 is past world.limits.max_hp
     ('template = "g"\nlevel = 1000', "[content.creatures.g]\nnpc = true\nlevel = 1\nhp = 1000\n",
      ("creature 'c'", "field 'level'", "level 1000 implies hp 16753267",
