@@ -418,6 +418,10 @@ def test_a_scaled_creature_survives_a_save_and_load(tmp_path, make_world):
         assert loaded.component("w", Offense).hitroll == 14
     finally:
         loaded.close()
+    done = affray_cli("render", str(path))  # a save lists no levels: nothing is derived
+    assert done.returncode == 0, done.stderr
+    assert "  @ w            hp 92/92 at [2, 1]" in done.stdout.splitlines()
+    assert "levels:" not in done.stdout
 
 
 def test_the_levels_file_cites_its_source():
