@@ -14,6 +14,7 @@ docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `Affray
 """
 
 from affray.actions import Attack, Cast, Flee, Move
+from affray.armies import army
 from affray.balancing import balance, sweep
 from affray.batch import Tables, batch
 from affray.content_loader import Content, default_content
@@ -55,6 +56,7 @@ __all__ = [
     "VictimDeath",
     "World",
     "__version__",
+    "army",
     "balance",
     "batch",
     "builtin_scenario",

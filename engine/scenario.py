@@ -8,13 +8,11 @@ and the field (R-ENG-1). `prepare_build` does the validation once and keeps a
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
-import gc
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as field_of
 from pathlib import Path
@@ -26,6 +24,7 @@ import numpy as np
 from msgspec import UNSET, Struct, field
 
 from affray.actions import AnyAction, Attack, Cast, Move
+from affray.collector import collector_paused
 from affray.components import Door, WaterBody
 from affray.content_loader import (
     NAMED_KINDS,
@@ -105,22 +104,6 @@ class ScenarioFile(Struct, forbid_unknown_fields=True, kw_only=True):
     content: dict[str, Any] = field(default_factory=dict)
     # Big rounds vectorised ("auto") or every blow scalar ("never"): World.vectorise.
     vectorise: Literal["auto", "never"] = "auto"
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a scenario is read and built, on
-    again after (if it was on). Building 100,000 creatures allocates millions of
-    objects, none of them garbage, and every few thousand allocations the collector
-    walked the growing heap: it was 40% of `affray check` on 100,000 creatures. The
-    objects of a scenario hold no reference cycles to collect, so nothing is lost."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _entry_name(raw: dict[str, Any], where: str) -> str:
