@@ -309,11 +309,16 @@ def _check(paths: Sequence[str]) -> int:
         try:
             input_file(path, ScenarioError)  # a regular file, within the size limit
             kind = file_kind(parse_toml(read_source(path), path), path)
+            lines: list[str] = []
             if kind == "scenario":
-                load_scenario(path).close()
+                world = load_scenario(path)
+                lines = _level_lines(path, world)
+                world.close()
             else:
                 check_file(path)
             print(f"{path}: ok ({kind})")
+            for line in lines:  # what each creature's level implies (affray.levels)
+                print(f"  {line}")
         except AffrayError as error:
             print(str(error), file=sys.stderr)
             failures += 1
@@ -330,9 +335,29 @@ def _render(path: str, png: str | None, pulse: int | None, seed: int | None) -> 
             print(f"wrote {render_png(world, png)}")
         else:
             print(render_ascii(world))
+        lines = _level_lines(path, world)
     finally:
         world.close()
+    if lines:
+        print("levels:")
+        for line in lines:
+            print(f"  {line}")
     return 0
+
+
+def _level_lines(path: str, world: Any) -> list[str]:
+    """What each creature's level implies (`affray.levels.scenario_lines`) in a scenario
+    file, over the world's layered content; none for a save (its creatures keep the
+    numbers they were saved with)."""
+    from affray.content_loader import read_source
+    from affray.levels import scenario_lines
+    from affray.scenario import parse_scenario
+
+    with open(path, "rb") as handle:
+        if handle.read(32).lstrip().startswith(b"{"):  # a save's header (`open_world`)
+            return []
+    spec, _raw = parse_scenario(read_source(path, ScenarioError), path)
+    return scenario_lines(spec, world.content)
 
 
 def _replay(path: str, out: str, seed: int | None, pulses: int | None,

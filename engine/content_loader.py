@@ -32,6 +32,7 @@ from affray.defs import (
     GearDef,
     ItemClassDef,
     ItemDef,
+    LevelsConfig,
     MaterialDef,
     MindDef,
     ProfessionDef,
@@ -65,6 +66,7 @@ SINGLE_KINDS: dict[str, type] = {
     "fight": FightConfig,
     "saves": SavesConfig,
     "world": WorldConfig,
+    "levels": LevelsConfig,
 }
 # Singletons that may be missing from content: the rule's defaults apply (R-SAVE-1).
 OPTIONAL_SINGLES = {"saves": SavesConfig(), "world": WorldConfig()}
@@ -80,6 +82,7 @@ class Content:
     fight: FightConfig
     saves: SavesConfig
     world: WorldConfig
+    levels: LevelsConfig
     materials: Mapping[str, MaterialDef]
     item_classes: Mapping[str, ItemClassDef]
     items: Mapping[str, ItemDef]
@@ -501,6 +504,7 @@ def check_references(content: Content) -> None:
     for column in (*dmg.armor_column.values(),):
         need(column in ARMOR_COLUMNS, "damage", "", "armor_column",
              f"unknown armor column {column!r}")
+    _check_levels(content, need)
     for name, mind in content.minds.items():
         for spell in mind.spells:
             need(spell in content.spells, "minds", name, "spells", f"unknown spell {spell!r}")
@@ -576,6 +580,21 @@ def _check_configs(content: Content, need: Any, bounded: Any) -> None:
             values = getattr(table, column.name)
             need(len(values) == 29, "stats", "", f"{stat.encode_name}.{column.name}",
                  f"has {len(values)} entries; a stat table needs 29 (values 0..28)")
+
+
+def _check_levels(content: Content, need: Any) -> None:
+    """What a level implies (content `levels`, affray.levels): curves a creature's
+    numbers can be scaled by, at least one tier, class multipliers of known professions."""
+    from affray.levels import curve_problems
+
+    levels = content.levels
+    for field_name, message in curve_problems(levels, content.world.limits.max_level):
+        need(False, "levels", "", field_name, message)
+    need(bool(levels.tiers), "levels", "", "tiers", "at least one tier (normal, elite, ...)")
+    for stat in ("hp", "dmg"):
+        for profession in getattr(levels.class_mult, stat):
+            need(profession in content.professions, "levels", "", f"class_mult.{stat}",
+                 f"unknown profession {profession!r}")
 
 
 def _check_limits(content: Content, need: Any) -> None:

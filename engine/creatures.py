@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from affray import levels as levels_module
 from affray.components import (
     Affects,
     Combat,
@@ -33,7 +34,7 @@ from affray.components import (
     WornItem,
 )
 from affray.content_loader import dice_problem
-from affray.defs import DEFENCE_NAMES, POSITIONS, CreatureFields
+from affray.defs import DEFENCE_NAMES, POSITIONS, CreatureFields, CreatureTemplate
 from affray.dice import parse_dice
 
 _STAT_FIELDS = (("str_", "strength"), ("int_", "intelligence"), ("wis", "wisdom"),
@@ -97,7 +98,78 @@ def check_template(content: Any, fields: CreatureFields) -> tuple[str, str] | No
     if problem:
         return problem
     return (_check_gear(content, fields) or _check_ranges(content, fields)
-            or _check_numbers(content, fields))
+            or _check_numbers(content, fields) or check_level_fields(content, fields))
+
+
+def _template_of(content: Any, fields: CreatureFields) -> CreatureFields | None:
+    """The template a scenario entry names (None for a template or an unknown name,
+    which the scenario reports itself)."""
+    name = getattr(fields, "template", None)
+    return content.creatures.get(name) if isinstance(name, str) else None
+
+
+def check_level_fields(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
+    """A template's tier and style are content's (`levels`), and an NPC's; the numbers
+    a level implies (affray.levels) fit the content's bounds like stated ones: a level
+    past what a curve can give is refused, naming the level and the number."""
+    tier, style = getattr(fields, "tier", UNSET), getattr(fields, "style", UNSET)
+    levels = content.levels
+    for name, value, known in (("tier", tier, levels.tiers), ("style", style, levels.styles)):
+        if value is UNSET:
+            continue
+        if value not in known:
+            return name, (f"unknown {name} {value!r} (known: {', '.join(known)}; content "
+                          f"levels.{name}s)")
+        if pick("player", fields):
+            return name, (f"a {name} is an NPC's: a player character's numbers follow its "
+                          f"level by content levels.pc")
+    if style is not UNSET and tier is UNSET:
+        return "style", "a style shapes a tier's numbers: give the template a tier too"
+    template = _template_of(content, fields)
+    if template is None and not isinstance(fields, CreatureTemplate):
+        return None  # a creature of no template: its numbers are its own, checked above
+    source = fields if template is None else template
+    if template is not None and getattr(template, "tier", UNSET) is not UNSET \
+            and pick("player", fields):
+        name = getattr(fields, "template", "")
+        return "player", f"template {name!r} has a tier: a creature of it is an NPC"
+    if not levels_module.levelled(source):
+        return None
+    derived = levels_module.derived_fields(content, None if template is None else fields,
+                                           source)
+    own = set_fields(fields) if template is not None else {}
+    if "armor" in own and "armor" in derived:  # the columns the entry leaves to its level
+        derived["armor"] = {column: points for column, points in derived["armor"].items()
+                            if getattr(own["armor"], column) is UNSET}
+    return _check_derived(content, {k: v for k, v in derived.items()
+                                    if k not in own or k == "armor"},
+                          pick("level", fields, source, default=1))
+
+
+def _check_derived(content: Any, derived: dict[str, Any], level: int
+                   ) -> tuple[str, str] | None:
+    """The derived numbers within `world.limits`, as a stated number must be."""
+    limits = content.world.limits
+    bounds = {"hp": (1, limits.max_hp, "max_hp"), "max_hp": (1, limits.max_hp, "max_hp"),
+              "hitroll": (-limits.max_roll, limits.max_roll, "max_roll"),
+              "damroll": (-limits.max_roll, limits.max_roll, "max_roll"),
+              "saving_throw": (-limits.max_roll, limits.max_roll, "max_roll")}
+    for name, value in derived.items():
+        if name == "damage":
+            problem = dice_problem(value, limits)
+        elif name == "armor":
+            worst = max(value.values(), key=abs, default=0)
+            problem = (None if abs(worst) <= limits.max_armor else
+                       f"{worst} is beyond +-{limits.max_armor} (the bound in content "
+                       f"world.limits.max_armor)")
+        else:
+            low, high, knob = bounds[name]
+            problem = (None if low <= value <= high else f"{value} is outside {low}..{high} "
+                       f"(the bound in content world.limits.{knob})")
+        if problem:
+            return "level", (f"level {level} implies {name} {problem}; set {name} on the "
+                             f"creature, or give it a lower level")
+    return None
 
 
 def _check_gear(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
@@ -280,7 +352,11 @@ class CreatureValues:
 def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None,
             fighting: str | None = None) -> CreatureValues:
     """Merge entry over template over defaults into component values."""
-    merged = {**set_fields(template), **set_fields(entry)}  # the entry's fields win
+    # The entry's fields win over what its level implies (affray.levels), which wins
+    # over the template's own numbers (they are the template's level's).
+    derived = levels_module.derived_fields(content, entry, template)
+    derived_armor = derived.pop("armor", {})
+    merged = {**set_fields(template), **derived, **set_fields(entry)}
 
     def get(name: str, default: Any = None) -> Any:
         return merged.get(name, default)
@@ -303,12 +379,13 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
                 setattr(stats, attr, value)
     armor = {"bash": 0, "pierce": 0, "slash": 0, "exotic": 0}
     for block in (template, entry):
-        if block is None or block.armor is UNSET:
-            continue
-        for column in armor:
-            value = getattr(block.armor, column)
-            if value is not UNSET:
-                armor[column] = value
+        if block is not None and block.armor is not UNSET:
+            for column in armor:
+                value = getattr(block.armor, column)
+                if value is not UNSET:
+                    armor[column] = value
+        if block is template:  # the template's columns at the creature's level
+            armor.update(derived_armor)
     damage = get("damage")
     hand = parse_dice(damage) if damage is not None else None
     status_degrees = {k: v for k, v in dict(get("statuses", {})).items() if v > 0}

@@ -187,6 +187,12 @@ class CreatureTemplate(CreatureFields, frozen=True):
     # The one character `affray render` and the replay draw it by (default: the first
     # letter of the template's name; players are always `@`).
     glyph: Annotated[str, msgspec.Meta(min_length=1, max_length=1)] | UnsetType = UNSET
+    # An NPC's tier and style in content `levels` (trash, normal, elite, champion, boss,
+    # legend; fortress, brute): the numbers the template leaves out come from the tier's
+    # curve at its level (affray.levels). Only templates have them: a scenario creature
+    # that wants another tier names another template.
+    tier: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | UnsetType = UNSET
+    style: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | UnsetType = UNSET
 
 
 class ProfessionDef(Def, frozen=True, kw_only=True):
@@ -230,6 +236,76 @@ class StatTables(Def, frozen=True, kw_only=True):
     int_: IntTable = field(name="int")
     wis: WisTable
     dex: DexTable
+
+
+# -- levels: what a level implies (content/levels.toml, affray.levels) ----------------
+Level0 = Annotated[int, msgspec.Meta(ge=0)]
+Multiplier = Annotated[float, msgspec.Meta(gt=0.0, le=1000.0)]
+SignedMultiplier = Annotated[float, msgspec.Meta(ge=-1000.0, le=1000.0)]
+CurveValues = tuple[Annotated[float, msgspec.Meta(ge=-1e9, le=1e9)], ...]
+
+
+class NpcCurve(Def, frozen=True, kw_only=True):
+    """The source's base curve of a mob (fight/mob_tiers.json `base`): hit points, the
+    average damage of a blow and AC/10 at each listed level, read between the listed
+    levels on a straight line (and past the last on the last one's slope)."""
+
+    level: tuple[Level0, ...]
+    hp: CurveValues
+    dmg: CurveValues
+    ac: CurveValues
+
+
+class TierDef(Def, frozen=True, kw_only=True):
+    """A tier's multipliers (fight/mob_tiers.json `tiers`): of the curve's hit points,
+    damage and AC, and per level of hitroll and saving throw."""
+
+    hp: Multiplier
+    dmg: Multiplier
+    ac: SignedMultiplier
+    hitroll: SignedMultiplier = 0.0
+    saves: SignedMultiplier = 0.0
+
+
+class StyleDef(Def, frozen=True, kw_only=True):
+    """A style's multipliers of hit points and damage (fortress: fat but mild)."""
+
+    hp: Multiplier = 1.0
+    dmg: Multiplier = 1.0
+
+
+class ClassMultipliers(Def, frozen=True, kw_only=True):
+    """Multipliers by profession name: hit points (mages, clerics), damage (warriors)."""
+
+    hp: dict[str, Multiplier] = {}
+    dmg: dict[str, Multiplier] = {}
+
+
+class PcCurve(Def, frozen=True, kw_only=True):
+    """A player character's median hit points, hitroll and damroll by level (the source's
+    fight/pc_baseline.json), read like NpcCurve."""
+
+    level: tuple[Level0, ...]
+    hp: CurveValues
+    hitroll: CurveValues
+    damroll: CurveValues
+
+
+class PcCurves(Def, frozen=True, kw_only=True):
+    """The player bands: casters (a caster profession) and melee (every other)."""
+
+    melee: PcCurve
+    caster: PcCurve
+
+
+class LevelsConfig(Def, frozen=True, kw_only=True):
+    """What a creature's level implies (content/levels.toml)."""
+
+    npc: NpcCurve
+    tiers: dict[str, TierDef]
+    styles: dict[str, StyleDef] = {}
+    class_mult: ClassMultipliers = ClassMultipliers()
+    pc: PcCurves
 
 
 # -- spells and statuses ------------------------------------------------------------

@@ -129,7 +129,8 @@ def test_a_creature_takes_its_templates_fields_and_overrides_them(make_world):
     world = make_world("[map]\nrows = ['...']\n[[creatures]]\nid = 'w'\nat = [0, 0]\n"
                        "template = 'human_warrior'\nlevel = 30\nstats = { str = 21 }\n")
     assert world.component("w", Level).level == 30
-    assert world.component("w", Vitals).hp == 180
+    # hp follows the level (content/levels.toml): 180 at 20 x 656/392 at 30 = 301.2
+    assert world.component("w", Vitals).hp == 301
     assert world.component("w", Stats).strength == 21
     assert world.component("w", Stats).constitution == 18
     equipment = world.component("w", Equipment)
