@@ -9,7 +9,7 @@ template with a `tier` gets the numbers it leaves out from the tier's multiplier
 base curve at its own level (`tier_numbers`). The data is the source's newer balance
 files (fight/mob_tiers.json, fight/pc_baseline.json; reference notes section 12); the
 code that reads them in the source is not public, so how they are read here is ours
-(docs/decisions-levels.md).
+(docs/decisions.md, "Creatures at any level").
 
 The curves: read at max(level, 1), on a straight line between two listed levels, at
 the first value before the first (the file's own note: before its level-1 point, mobs of
@@ -153,7 +153,7 @@ class TierNumbers:
 def tier_numbers(content: Any, level: int, tier: str, style: str | None,
                  profession: str | None) -> TierNumbers:
     """The numbers of a mob of this level, tier and style (the tier's multipliers of the
-    base curve, the variance left out: docs/decisions-levels.md):
+    base curve, the variance left out: docs/decisions.md, "Creatures at any level"):
 
     - hp = max(1, lround(npc.hp(L) x tier.hp x style.hp x class hp));
     - dam = max(1, lround(npc.dmg(L) x tier.dmg x style.dmg x class dmg)), as hand dice

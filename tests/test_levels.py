@@ -62,8 +62,8 @@ def test_the_ac_curve_reads_between_negative_points():
 
 
 def test_the_pc_curve_falls_to_nothing_below_its_first_band():
-    """The level-0 point is ours (docs/decisions-levels.md): hp in proportion to the
-    level below 10."""
+    """The level-0 point is ours (docs/decisions.md, "Creatures at any level"): hp in
+    proportion to the level below 10."""
     assert curve_at(MELEE.level, MELEE.hp, 1) == 20
     assert curve_at(MELEE.level, MELEE.hp, 5) == 100
     assert curve_at(MELEE.level, MELEE.hp, 15) == 296   # 200 .. 392 halfway
