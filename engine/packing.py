@@ -306,7 +306,7 @@ def run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str = "ru
     heads = [{"run": run, "seed": seed, "pulses": None, "settled": None, "error": None}
              for run, seed in runs]
     try:
-        world = job.blueprint_for(len(runs)).build(runs[0][1])
+        world = build_pack(job, len(runs), runs[0][1])
     except Exception as error:
         return _failed(heads, error, None)
     rounds: list[list[dict[str, Any]]] | None = \
@@ -322,12 +322,23 @@ def run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str = "ru
     return records
 
 
+def build_pack(job: PackedJob, copies: int, seed: int) -> World:
+    """The World of a pack of `copies` copies (at most K), seeded with `seed` (the
+    pack's first run's: docs/decisions-packed.md)."""
+    return job.blueprint_for(copies).build(seed)
+
+
 def _failed(heads: list[dict[str, Any]], error: Exception, pulse: int | None
             ) -> list[Record]:
     for head in heads:
         head["error"] = f"{type(error).__name__}: {error}"
         head["pulses"] = pulse
     return [(head, [], []) for head in heads]
+
+
+def _copies_in(world: World, job: PackedJob) -> int:
+    """How many copies a pack's World holds (its last may be short)."""
+    return len(world.by_id) // max(1, len(job.creatures)) if job.creatures else job.size
 
 
 class _Copy:
@@ -392,13 +403,16 @@ def _renamed(row: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def play_pack(world: World, job: PackedJob, copies: list[_Copy],
+def play_pack(world: World, job: PackedJob, copies: list[_Copy] | None = None,
               rounds: list[list[dict[str, Any]]] | None = None) -> list[int | None]:
     """Run a pack as `batch.play` runs one run, copy by copy: each copy's settled pulse
     (None: not settled by the end), then on to the scenario's end. The World steps from
     one busy pulse to the next (`World.next_pulse`), each tick followed by a look at
     which copies are still busy; with `rounds`, it also stops at every round's pulse
-    and samples the copies not yet settled (and a copy at its settled pulse)."""
+    and samples the copies not yet settled (and a copy at its settled pulse). `copies`
+    (the copies as the tables read them) are made here when not given."""
+    if copies is None:
+        copies = [_Copy(world, job, index) for index in range(_copies_in(world, job))]
     watch = _Watch(world, job, len(copies))
     end = world.end_pulse if world.end_pulse is not None else world.pulse
     settled: list[int | None] = [None] * len(copies)
@@ -549,4 +563,5 @@ class _Watch:
         return None
 
 
-__all__ = ["MAX_PACK", "Layout", "PackedJob", "copy_id", "pack_job", "run_pack", "run_packs"]
+__all__ = ["MAX_PACK", "Layout", "PackedJob", "build_pack", "copy_id", "pack_job",
+           "pack_plan", "play_pack", "run_pack", "run_packs"]
