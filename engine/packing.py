@@ -45,6 +45,7 @@ import numpy as np
 from msgspec.structs import replace as replace_struct
 
 from affray.batch import (
+    CREATURE_COLUMNS,
     ROUND_PULSES,
     BatchJob,
     Plan,
@@ -341,20 +342,30 @@ def _copies_in(world: World, job: PackedJob) -> int:
     return len(world.by_id) // max(1, len(job.creatures)) if job.creatures else job.size
 
 
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """What `batch.Tally` and `batch._sample` read of a job: the creatures (a copy's
+    renamed ids) and the sides."""
+
+    creatures: tuple[str, ...]
+    sides: tuple[str, ...]
+
+
 class _Copy:
     """One copy as `batch.Tally` and `batch._sample` read a run: its own events (damage
     and death), the World's clock, its creatures' sheets by their renamed ids; `job`
-    is the scenario's job with those ids."""
+    names those ids. `columns` pairs each run-table column of a renamed id with the
+    scenario's own name for it."""
 
-    __slots__ = ("events", "index", "job", "names", "world")
+    __slots__ = ("columns", "events", "index", "job", "names", "world")
 
     def __init__(self, world: World, job: PackedJob, index: int) -> None:
         self.world, self.index = world, index
         self.names = {copy_id(creature, index): creature for creature in job.creatures}
-        self.job = BatchJob(spec=job.spec, raw=job.raw, source=job.source,
-                            content=job.content, creatures=tuple(self.names),
-                            damage_types=job.damage_types, blueprint=job.blueprint,
-                            sides=job.sides)
+        self.job = _Names(tuple(self.names), job.sides)
+        self.columns = [(f"{renamed}.{figure}", f"{creature}.{figure}")
+                        for renamed, creature in self.names.items()
+                        for figure, _kind in CREATURE_COLUMNS]
         self.events: list[Any] = []
 
     @property
@@ -378,28 +389,15 @@ def _records(world: World, job: PackedJob, copies: list[_Copy], heads: list[dict
         tally = Tally(copy, copy.job)  # type: ignore[arg-type]  # a World's reading
         row = tally.run_row()
         row["settled"] = pulse
-        head.update(_renamed(row, copy.names))
+        for renamed, column in copy.columns:
+            row[column] = row.pop(renamed)
+        head.update(row)
         creatures = []
         if collect != "runs":
             creatures = tally.creature_rows()
             for line in creatures:
                 line["creature"] = copy.names[line["creature"]]
         out.append((head, creatures, rounds[copy.index] if rounds is not None else []))
-    return out
-
-
-def _renamed(row: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    """A run row's `<copy id>.<figure>` columns as `<id>.<figure>`."""
-    out = {}
-    for key, value in row.items():
-        head, dot, figure = key.partition(".")
-        creature = names.get(head)
-        if creature is None and dot:  # an id with a dot in it
-            for renamed, original in names.items():
-                if key.startswith(renamed + "."):
-                    creature, figure = original, key[len(renamed) + 1:]
-                    break
-        out[f"{creature}.{figure}" if creature is not None and dot else key] = value
     return out
 
 
