@@ -23,6 +23,7 @@ from .blows import melee_blows
 from .casts import spell_casts
 from .duels import duels
 from .grid import item_loss, relabel_after_freeze
+from .packing import packed_duels
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
 from .volley import volley_rounds
@@ -238,6 +239,7 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
                                                       plan.blow_rounds)),
     ("duels", duels),
+    ("packed duels", packed_duels),
     ("big battles", lambda content, plan: volley_rounds(content, plan.blow_fighters,
                                                         plan.blow_rounds)),
     ("spell shapes", lambda content, plan: spell_shapes(plan.shape_radii, plan.shape_calls,

@@ -445,3 +445,15 @@ def test_the_cli_refuses_a_bad_pack(capsys):
         main(["batch", "duel", "--runs", "3", "--pack", "0"])
     assert caught.value.code == 2
     assert "--pack: must be 1 or more, got 0" in capsys.readouterr().err
+
+
+def test_the_quick_benchmark_gives_every_packed_row():
+    """`affray bench --quick` runs the packed rows (not timed here: only that each row
+    is there, measured, with its rate in the note)."""
+    from affray.benchmarks.packing import ROWS, packed_duels
+    from affray.benchmarks.suite import QUICK
+
+    rows = packed_duels(affray.default_content(), QUICK)
+    assert [row.name for row in rows] == list(ROWS)
+    assert all(row.ok and not row.skipped and row.median_seconds > 0 for row in rows)
+    assert "duels/s" in rows[1].note and "cores" in rows[-1].note
