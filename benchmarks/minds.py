@@ -1,6 +1,6 @@
 """Minds: what one decision costs, and the walking-distance map under it (issue 20).
 
-Rows (not wired into the suite yet; `minds_rows(content)` gives them all):
+Rows (the suite's "minds" section; `minds_rows(content)` gives them all):
 - one decision of a built-in mind with 100 creatures in its sight (50 foes and 50
   allies within 8 cells, in pairs side by side, nothing moving, so the field of view
   and the distance map come from the world's cache): what `minds.think` pays for a

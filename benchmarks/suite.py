@@ -14,18 +14,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from affray.content_loader import Content
-from affray.creatures import resolve
+from affray.creatures import Copier, resolve
 from affray.grid import Grid, Terrain
 from affray.scenario import build_world, parse_scenario
 from affray.world import World
 
+from .armies import army_rows
 from .blows import melee_blows
 from .casts import spell_casts
 from .duels import duels
 from .grid import item_loss, relabel_after_freeze
+from .minds import minds_rows
 from .packing import packed_duels
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
+from .view import view_versus_snapshot
 from .volley import volley_rounds
 from .worlds import (
     CREATURE,
@@ -58,11 +61,18 @@ class Plan:
     burst_repeats: int = 5
     lake_side: int = 100
     lake_repeats: int = 3
+    quick: bool = False
+    army_loads: tuple[int, ...] = (5_000, 50_000)   # a side: 10,000 and 100,000 creatures
+    army_marches: tuple[int, ...] = (1_000, 5_000)
+    march_pulses: int = 3
+    army_battles: tuple[int, ...] = (50, 100, 200)
 
 
 QUICK = Plan(idle_creatures=(1_000,), idle_pulses=50, idle_repeats=3, worlds_per_block=10,
              world_repeats=3, relabel_sides=(512,), relabel_repeats=3, shape_radii=(1, 5),
-             shape_calls=200, shape_repeats=3, burst_repeats=2, lake_side=20, lake_repeats=2)
+             shape_calls=200, shape_repeats=3, burst_repeats=2, lake_side=20, lake_repeats=2,
+             quick=True, army_loads=(500, 2_000), army_marches=(100,), march_pulses=2,
+             army_battles=(10,))
 FULL = Plan(idle_creatures=(1_000, 10_000), idle_pulses=200, idle_repeats=7,
             worlds_per_block=50, world_repeats=7, relabel_sides=(512, 2048), relabel_repeats=7,
             blow_fighters=(100, 1_000, 10_000), blow_rounds=9)
@@ -86,8 +96,10 @@ def idle_pulse(content: Content, plan: Plan) -> list[Result]:
             cells = spread_cells(creatures, world.grid.terrain == Terrain.FLOOR)
             start = time.perf_counter()
             populate(world, content, cells)
-            rows.append(result_from("spawn creatures (resolve + add)", size, "creature",
-                                    creatures, [time.perf_counter() - start]))
+            one_by_one = result_from("spawn creatures (resolve + add)", size, "creature",
+                                     creatures, [time.perf_counter() - start])
+            rows.append(one_by_one)
+            rows.append(bulk_spawn(content, creatures, one_by_one))
             world.run(plan.warmup_pulses)
             pulses = plan.idle_pulses
 
@@ -107,6 +119,23 @@ def idle_pulse(content: Content, plan: Plan) -> list[Result]:
         finally:
             world.close()
     return rows
+
+
+def bulk_spawn(content: Content, creatures: int, one_by_one: Result) -> Result:
+    """`World.add_creatures` of copies of one resolution (`Copier`), against resolving
+    and adding each (the row before it, same size)."""
+    world = open_floor(content, open_floor_side(creatures))
+    try:
+        cells = spread_cells(creatures, world.grid.terrain == Terrain.FLOOR)
+        make = Copier(resolve(content, CREATURE, None))
+        start = time.perf_counter()
+        world.add_creatures((f"c{index}", at, make()) for index, at in enumerate(cells))
+        row = result_from("spawn creatures (add_creatures, copies)", f"{creatures:,} creatures",
+                          "creature", creatures, [time.perf_counter() - start])
+    finally:
+        world.close()
+    row.ratio, row.ratio_of = row.per_unit_us / one_by_one.per_unit_us, one_by_one.name
+    return row
 
 
 # -- 2. world creation --------------------------------------------------------------------------
@@ -246,4 +275,9 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
                                                         plan.shape_repeats)),
     ("spell casts", lambda content, plan: spell_casts(plan.burst_repeats, plan.lake_side,
                                                       plan.lake_repeats)),
+    ("minds", lambda content, plan: minds_rows(content, quick=plan.quick)),
+    ("armies", lambda content, plan: army_rows(content, plan.army_loads, plan.army_marches,
+                                               plan.march_pulses, plan.army_battles)),
+    ("creature view", lambda content, plan: view_versus_snapshot(
+        content, frames=20, repeats=plan.idle_repeats)),
 )

@@ -13,10 +13,11 @@ docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `Affray
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
-from affray.actions import Attack, Cast, Flee, Move
+from affray.actions import Attack, Cast, Close, Flee, Move, Open
+from affray.armies import army
 from affray.balancing import balance, sweep
 from affray.batch import Tables, batch
-from affray.content_loader import Content, default_content
+from affray.content_loader import Content, default_content, load_content
 from affray.errors import (
     ActionError,
     AffrayError,
@@ -32,7 +33,7 @@ from affray.save import load_world
 from affray.scenario import builtin_scenario, load_scenario
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.minds import register_mind, registered_minds, unregister_mind
-from affray.world import World
+from affray.world import World, register_system, registered_systems, unregister_system
 
 __version__ = "0.1.0"
 
@@ -41,12 +42,14 @@ __all__ = [
     "AffrayError",
     "Attack",
     "Cast",
+    "Close",
     "ClosedWorldError",
     "Content",
     "ContentError",
     "Flee",
     "HookError",
     "Move",
+    "Open",
     "SaveError",
     "ScenarioError",
     "Tables",
@@ -55,14 +58,19 @@ __all__ = [
     "VictimDeath",
     "World",
     "__version__",
+    "army",
     "balance",
     "batch",
     "builtin_scenario",
     "default_content",
+    "load_content",
     "load_scenario",
     "load_world",
     "register_mind",
+    "register_system",
     "registered_minds",
+    "registered_systems",
     "sweep",
     "unregister_mind",
+    "unregister_system",
 ]

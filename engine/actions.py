@@ -1,4 +1,4 @@
-"""Actions a game or scenario submits: Attack, Cast, Move (SCENARIO.md).
+"""Actions a game or scenario submits: Attack, Cast, Move (SCENARIO.md), Open, Close.
 
 Actions are small frozen msgspec Structs: typed, keyword-constructed, and plain data in
 saves. `World.submit` validates one at once (R-ENG-2) and queues it on its actor; the
@@ -56,11 +56,26 @@ class Flee(Move, frozen=True, kw_only=True):
     and the fights it leaves end with why "fled"."""
 
 
-AnyAction = Attack | Cast | Move | Flee
+class Open(Action, frozen=True, kw_only=True):
+    """Open the shut door `at` (x, y) beside the actor (R-GRID-1: a shut door blocks; an
+    open one lets creatures, sight and spells through). A step's time (`world.move_wait`);
+    a locked door stays shut. A `door` event."""
+
+    at: Cell
+
+
+class Close(Action, frozen=True, kw_only=True):
+    """Close the open door `at` (x, y) beside the actor: refused while a creature or an
+    item lies in the doorway. A step's time; a `door` event."""
+
+    at: Cell
+
+
+AnyAction = Attack | Cast | Move | Flee | Open | Close
 
 
 def action_name(action: Action) -> str:
-    """The action's kind as events name it: attack, cast, move."""
+    """The action's kind as events name it: attack, cast, move, flee, open, close."""
     return type(action).__name__.lower()
 
 

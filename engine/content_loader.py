@@ -96,6 +96,10 @@ class Content:
     # Memo of values derived from content by the rule modules (e.g. a hit's immunity
     # bits per damage type and flags); content never changes, so it never goes stale.
     cache: dict[Any, Any] = field(default_factory=dict, compare=False)
+    # The raw tables layered over the default content to make this one, every layer
+    # merged into one ({kind: {name: table}} or {kind: table}): what a save writes, so
+    # a load layers the same over the defaults (`World.content_overlay`).
+    overlay: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         bits = {name: 1 << i for i, name in enumerate(self.damage.imm_bits)}
@@ -147,6 +151,7 @@ class Content:
         merged_named: dict[str, dict[str, Any]] = {}
         origin = dict(self.origin)
         changes: dict[str, Any] = {}
+        layers = dict(self.overlay)
         for kind, table in overlay.items():
             if not isinstance(table, dict):
                 raise ContentError(f"{source}: {prefix}{kind}: expected a table")
@@ -157,14 +162,19 @@ class Content:
                                              f"{prefix}{kind}.{name}")
                     origin[(kind, name)] = f"{source}: {prefix}{kind}.{name}"
                 merged_named[kind] = entries
+                layers[kind] = {**layers.get(kind, {}), **table}  # an entry replaces
             elif kind in SINGLE_KINDS:
-                merged = _deep_merge(raw.get(kind, {}), table)
+                # over this content's own table (the layers below), not the default's
+                below = _deep_merge(raw.get(kind, {}), self.overlay.get(kind, {}))
+                merged = _deep_merge(below, table)
                 changes[kind] = _convert(SINGLE_KINDS[kind], merged, source, f"{prefix}{kind}")
                 origin[(kind, "")] = f"{source}: {prefix}{kind}"
+                layers[kind] = _deep_merge(layers.get(kind, {}), table)
             else:
                 raise ContentError(f"{source}: {prefix}{kind}: unknown content kind "
                                    f"(known: {', '.join(sorted(NAMED_KINDS | SINGLE_KINDS))})")
-        result = replace(self, origin=origin, cache={}, **changes, **merged_named)
+        result = replace(self, origin=origin, cache={}, overlay=layers, **changes,
+                         **merged_named)
         check_references(result)
         return result
 
@@ -315,6 +325,54 @@ def dice_problem(text: str | int, limits: Any) -> str | None:
     if count + bonus < 0:
         return f"{text!r} can roll {count + bonus}: damage dice must not roll below 0"
     return None
+
+
+def load_content(*paths: str | Path, base: Content | None = None) -> Content:
+    """A game's own content pack: content files (TOML tables of content kinds, as the
+    files of `content/`: `[spells.ice_lance]`, `[creatures.troll]`, `[world.casting]`...)
+    layered in order over `base` (default: the default content), each over the ones
+    before it: a named entry replaces the one of that name, a single table (`world`,
+    `fight`...) is merged key by key. A folder stands for its `.toml` files in name
+    order. Each file is validated as `affray check` validates it, and may use what the
+    files before it define; an error is a ContentError naming the file, the entry and
+    the field (R-ENG-1). Hand the result to `load_scenario(path, content=...)` or
+    `World.new(rows, content=...)`; a scenario's inline content still layers on top,
+    and a save of the world keeps it all."""
+    from affray.errors import UsageError
+    from affray.files import input_file
+
+    content = default_content() if base is None else base
+    if not isinstance(content, Content):
+        raise UsageError(f"load_content: base must be a Content, got {type(base).__name__}")
+    for path in _content_paths(paths):
+        input_file(path, ContentError)  # a regular file within the size limit
+        source = str(path)
+        raw = parse_toml(read_source(path), source)
+        if "map" in raw:
+            raise ContentError(f"{source}: a scenario ([map]), not a content file: load it "
+                               f"with affray.load_scenario(path, content=...)")
+        content = content.layered(check_kinds(raw, source, {}), source, prefix="")
+    return content
+
+
+def _content_paths(paths: tuple[str | Path, ...]) -> list[Path]:
+    """The files `load_content` reads, in order: each path, a folder's `.toml` files by
+    name. UsageError for an argument that is no path."""
+    from affray.errors import UsageError
+
+    files: list[Path] = []
+    for path in paths:
+        if not isinstance(path, str | Path):
+            raise UsageError(f"load_content: a path must be a str or Path, got {path!r}")
+        path = Path(path)
+        if path.is_dir():
+            found = sorted(path.glob("*.toml"))
+            if not found:
+                raise ContentError(f"{path}: a folder with no .toml file in it")
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
 
 
 def check_file(path: str | Path) -> Content:

@@ -167,6 +167,20 @@ class DoorBroken(NamedTuple):
     cause: str | None = None  # the creature whose blast broke it
 
 
+@event("door")
+class DoorChanged(NamedTuple):
+    """A creature opened or closed a door (`affray.Open`, `affray.Close`; an addition to
+    SCENARIO.md's kinds). `change`: opened, closed; `cause`: who did it; `trap_sprung`:
+    the door was trapped and opening it set the trap off (what a trap does is the
+    game's: it listens for this event)."""
+
+    pulse: int
+    cell: Cell
+    change: str
+    cause: str | None = None
+    trap_sprung: bool = False
+
+
 @event("chest_broken")
 class ChestBroken(NamedTuple):
     pulse: int

@@ -243,6 +243,12 @@ def _draw_fire(axes: Any, at: list[int], patches: Any) -> None:
     axes.add_patch(patches.Circle((x + 0.5, y + 0.66), 0.15, facecolor=PALETTE["fire_core"]))
 
 
+def disc_colour(look: dict[str, Any]) -> str:
+    """A creature's disc: its side's colour (`replay.side_colours`)."""
+    colour = look.get("colour")
+    return colour if isinstance(colour, str) else PALETTE["player" if look["player"] else "npc"]
+
+
 def _draw_creatures(axes: Any, frame: dict[str, Any], meta: dict[str, Any], cell: int,
                     patches: Any) -> None:
     """Each living creature as its glyph on a disc with an hp bar and its id under it
@@ -257,8 +263,8 @@ def _draw_creatures(axes: Any, frame: dict[str, Any], meta: dict[str, Any], cell
             axes.plot([x + 0.2, x + 0.8], [y + 0.2, y + 0.8], color=PALETTE["dead"], lw=2)
             axes.plot([x + 0.8, x + 0.2], [y + 0.2, y + 0.8], color=PALETTE["dead"], lw=2)
             continue
-        axes.add_patch(patches.Circle((x + 0.5, y + 0.54), 0.36, facecolor=PALETTE[
-            "player" if look["player"] else "npc"]))
+        axes.add_patch(patches.Circle((x + 0.5, y + 0.54), 0.36,
+                                      facecolor=disc_colour(look)))
         axes.text(x + 0.5, y + 0.56, look["glyph"], ha="center", va="center",
                   fontsize=cell * 0.4, fontweight="bold", family="monospace", color="white")
         share = max(0.0, min(1.0, sheet["hp"] / sheet["max_hp"])) if sheet["max_hp"] else 0.0
@@ -327,7 +333,7 @@ def _legend_entries(world: World, frame: dict[str, Any], meta: dict[str, Any],
         if not sheet["alive"]:
             entries.append(("creature-dead", None, label + "  dead"))
         else:
-            entries.append(("creature", (look["glyph"], look["player"]), label))
+            entries.append(("creature", (look["glyph"], disc_colour(look)), label))
     if len(creatures) > LEGEND_CREATURES:
         entries.append(("text", None, f"... and {len(creatures) - LEGEND_CREATURES} more"))
     return entries
@@ -371,9 +377,8 @@ def _draw_legend(axes: Any, entries: list[LegendEntry], columns: int, patches: A
         elif kind == "line":
             axes.plot([left, left + size], [cy, cy], color=value, lw=3)
         elif kind == "creature":
-            glyph, player = value
-            axes.add_patch(patches.Circle((cx, cy), size / 2, facecolor=PALETTE[
-                "player" if player else "npc"]))
+            glyph, colour = value
+            axes.add_patch(patches.Circle((cx, cy), size / 2, facecolor=colour))
             axes.text(cx, cy + 0.5, glyph, ha="center", va="center", fontsize=9,
                       fontweight="bold", family="monospace", color="white")
         elif kind == "creature-dead":

@@ -28,6 +28,7 @@ import base64
 import copy
 import gzip
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -263,16 +264,36 @@ def _size(data: Any) -> int:
 
 
 def creature_meta(world: World) -> dict[str, dict[str, Any]]:
-    """Each creature's fixed look: glyph (R-GRID: drawn by letter), player, template."""
+    """Each creature's fixed look: glyph (R-GRID: drawn by letter), player, template,
+    side, and `colour`, its side's (`side_colours`)."""
     from affray.components import Creature
 
     world.enter()
-    meta = {}
-    for creature_id in world.by_id:
-        creature = world.component(creature_id, Creature)
-        meta[creature_id] = {"glyph": glyph_of(world, creature), "player": creature.player,
-                             "template": creature.template}
-    return meta
+    creatures = [world.component(creature_id, Creature) for creature_id in world.by_id]
+    colours = side_colours(creature.side for creature in creatures)
+    return {creature.id: {"glyph": glyph_of(world, creature), "player": creature.player,
+                          "template": creature.template, "side": creature.side,
+                          "colour": colours[creature.side]}
+            for creature in creatures}
+
+
+# The discs of sides other than the default two, in the order sides first appear.
+SIDE_COLOURS = ("#b23a48", "#1f5fbf", "#2e7d32", "#c77c02", "#6a1b9a", "#00838f",
+                "#5d4037", "#ad1457")
+
+
+def side_colours(sides: Iterable[str]) -> dict[str, str]:
+    """A disc colour per side (R-SIDE-1), so two armies read apart: `players` green and
+    `npcs` red as always (PALETTE), every other side the next of `SIDE_COLOURS` that
+    neither of those took, in the order the sides first appear (creation order),
+    round again past the last."""
+    order = list(dict.fromkeys(sides))
+    colours = {side: PALETTE["player" if side == "players" else "npc"]
+               for side in order if side in ("players", "npcs")}
+    free = [colour for colour in SIDE_COLOURS if colour not in colours.values()]
+    others = [side for side in order if side not in colours]
+    colours.update({side: free[index % len(free)] for index, side in enumerate(others)})
+    return colours
 
 
 def glyph_of(world: World, creature: Any) -> str:

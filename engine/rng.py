@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import base64
 import operator
+from collections import deque
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -77,6 +79,38 @@ class Rng:
         if value is None:
             value = self._refill()
         return 1 + int(value * 100)
+
+    def uniforms(self, count: int) -> np.ndarray:
+        """The next `count` uniforms in [0, 1), as `count` calls of `random()` would give
+        them (the same stream: a bulk draw and single draws interleave freely)."""
+        if not self._plain:
+            return np.fromiter((self.random() for _ in range(count)), np.float64, count)
+        out = np.empty(count, dtype=np.float64)
+        done = 0
+        while done < count:
+            read = len(self._block) - operator.length_hint(self._it)
+            take = min(count - done, len(self._block) - read)
+            if take == 0:
+                out[done] = self._refill()
+                done += 1
+                continue
+            out[done:done + take] = self._block[read:read + take]
+            deque(islice(self._it, take), maxlen=0)  # the iterator past them, in C
+            done += take
+        return out
+
+    def percents(self, count: int) -> np.ndarray:
+        """`count` calls of `percent()` at once (the same draws, in order)."""
+        if "percent" in self.__dict__:  # pinned on this instance: ask it each time
+            return np.fromiter((self.percent() for _ in range(count)), np.int64, count)
+        return 1 + (self.uniforms(count) * 100).astype(np.int64)
+
+    def numbers(self, low: int, high: int, count: int) -> np.ndarray:
+        """`count` calls of `number_range(low, high)` at once (the same draws)."""
+        if "number_range" in self.__dict__ or low >= high:
+            return np.fromiter((self.number_range(low, high) for _ in range(count)),
+                               np.int64, count)
+        return low + (self.uniforms(count) * (high - low + 1)).astype(np.int64)
 
     def chance(self, percent: int) -> bool:
         """The source's `chance(n)`: true when a 1..100 roll is at or under n."""

@@ -152,6 +152,9 @@ class SavePayload(_Saved):
     # statuses' times, except after a status ended early, when the world keeps an
     # earlier one (and forgets the dead's statuses there). Older saves: derived.
     status_due: int | UnsetType | None = UNSET
+    # The systems every pulse runs, in order, by name (built-in or registered:
+    # `affray.register_system`). Older saves: the eight of the schedule.
+    systems: list[str] | UnsetType = UNSET
 
 
 def world_payload(world: Any) -> dict[str, Any]:
@@ -184,7 +187,28 @@ def world_payload(world: Any) -> dict[str, Any]:
         "entities": entities,
         "scripted": [[pulse, msgspec.to_builtins(action)] for pulse, action in world.scripted],
         "events": [event.to_dict() for event in world.events],
+        "systems": _system_names(world),
     }
+
+
+def _system_names(world: Any) -> list[str]:
+    """The world's systems by name; a SaveError for one whose class is not registered
+    (a save must not lose it)."""
+    from affray.world import MAX_SYSTEMS, system_name
+
+    if len(world.systems) > MAX_SYSTEMS:
+        raise SaveError(f"cannot save {len(world.systems)} systems: a save holds at most "
+                        f"{MAX_SYSTEMS}")
+    names = []
+    for index, system in enumerate(world.systems):
+        name = system_name(system)
+        if name is None:
+            kind = type(system).__name__
+            raise SaveError(f"cannot save the system {kind} (systems[{index}]): its class "
+                            f"is not registered; call affray.register_system(name, {kind}) "
+                            f"so that a save can name it and a load make it again")
+        names.append(name)
+    return names
 
 
 def _next_entity_id() -> int:
@@ -292,6 +316,8 @@ def _restore(data: SavePayload) -> Any:
         world.pulse = data.pulse
         world.end_pulse = data.end_pulse
         world.vectorise = data.vectorise
+        if parts.systems is not None:  # None: an older save keeps the schedule (R-TIME-4)
+            world.systems = parts.systems
         world.spawned = data.spawned
         world.rng = parts.rng
         world.by_id = dict(data.by_id)

@@ -40,7 +40,7 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
-from affray.actions import ActionQueue, AnyAction, Attack, Cast, Move
+from affray.actions import ActionQueue, AnyAction, Attack, Cast, Close, Move, Open
 from affray.components import (
     COMPONENTS,
     DOOR_STATES,
@@ -76,7 +76,7 @@ from affray.save import SavePayload, _dec_hook, _decode_array, _enc_hook
 from affray.scenario import MAX_SEED, TERRAIN_KINDS, ScenarioAction, _to_action
 from affray.systems.rules.lag import LagTable
 from affray.validate import MAX_PULSE
-from affray.world import DEFAULT_LEGEND
+from affray.world import DEFAULT_LEGEND, MAX_SYSTEMS, system_class
 
 # Entity ids: a creature's id lives in the grid's 32-bit occupancy array, so no id may
 # pass what it holds. Ids no saved entity holds (deleted entities) cost nothing on load
@@ -134,6 +134,8 @@ class Parts(Struct, kw_only=True):
     entities: list[tuple[int, list[Any] | None]]
     scripted: list[tuple[int, Any]]
     events: list[Any]
+    # Fresh instances of the save's systems, in order; None: an older save (the schedule).
+    systems: tuple[Any, ...] | None
 
 
 def need(ok: bool, message: str) -> None:
@@ -162,7 +164,30 @@ def check_payload(data: SavePayload, content: Any) -> Parts:
     return Parts(terrain=grid["terrain"], ice_cm=grid["ice_cm"], shut=grid["shut"],
                  occupant=grid["occupant"], body=grid["body"], wait=lag["wait"],
                  daze=lag["daze"], rng=rng, entities=entities,
-                 scripted=_scripted(data, shaped, content), events=_events(data))
+                 scripted=_scripted(data, shaped, content), events=_events(data),
+                 systems=_systems(data))
+
+
+# -- the systems ----------------------------------------------------------------------------
+def _systems(data: SavePayload) -> tuple[Any, ...] | None:
+    """Fresh systems for the save's names, in order (None: a save from before systems
+    were saved, which runs the schedule, R-TIME-4). At most `MAX_SYSTEMS`; a name must be
+    built in or registered in this process (`affray.register_system`), else a SaveError
+    names it and says what to call."""
+    names = data.systems
+    if isinstance(names, UnsetType):
+        return None
+    need(len(names) <= MAX_SYSTEMS, f"systems: {len(names)} systems, more than the "
+         f"{MAX_SYSTEMS} a save holds")
+    made = []
+    for index, name in enumerate(names):
+        cls = system_class(name)
+        if cls is None:
+            raise SaveError(f"systems[{index}]: the save runs the system {name!r}, which is "
+                            f"neither built in nor registered in this process: call "
+                            f"affray.register_system({name!r}, <its class>) before loading")
+        made.append(cls())
+    return tuple(made)
 
 
 # -- the clock, the arrays ----------------------------------------------------------------
@@ -782,6 +807,10 @@ def _check_action(action: Any, pulse: int, index: int, where: str, by_id: dict[s
         entry = msgspec.structs.replace(entry, attack=action.target)
     elif isinstance(action, Move):
         entry = msgspec.structs.replace(entry, move=action.to)
+    elif isinstance(action, Open):
+        entry = msgspec.structs.replace(entry, open=action.at)
+    elif isinstance(action, Close):
+        entry = msgspec.structs.replace(entry, close=action.at)
     world = SimpleNamespace(by_id=by_id, grid=grid, content=content)
     try:
         _to_action(entry, index, "", cast(Any, world))

@@ -8,13 +8,11 @@ and the field (R-ENG-1). `prepare_build` does the validation once and keeps a
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
-import gc
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as field_of
 from pathlib import Path
@@ -25,7 +23,8 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, field
 
-from affray.actions import AnyAction, Attack, Cast, Move
+from affray.actions import AnyAction, Attack, Cast, Close, Move, Open
+from affray.collector import collector_paused
 from affray.components import Door, WaterBody
 from affray.content_loader import (
     NAMED_KINDS,
@@ -90,6 +89,9 @@ class ScenarioAction(Struct, forbid_unknown_fields=True, kw_only=True):
     cast: str | None = None
     attack: str | None = None
     move: tuple[int, int] | None = None
+    # A door beside the actor to open or close (affray.Open, affray.Close).
+    open: tuple[int, int] | None = None
+    close: tuple[int, int] | None = None
     target: str | tuple[int, int] | None = None
     via: str | None = None  # casts only; "mana" when not given
 
@@ -105,22 +107,6 @@ class ScenarioFile(Struct, forbid_unknown_fields=True, kw_only=True):
     content: dict[str, Any] = field(default_factory=dict)
     # Big rounds vectorised ("auto") or every blow scalar ("never"): World.vectorise.
     vectorise: Literal["auto", "never"] = "auto"
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a scenario is read and built, on
-    again after (if it was on). Building 100,000 creatures allocates millions of
-    objects, none of them garbage, and every few thousand allocations the collector
-    walked the growing heap: it was 40% of `affray check` on 100,000 creatures. The
-    objects of a scenario hold no reference cycles to collect, so nothing is lost."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _entry_name(raw: dict[str, Any], where: str) -> str:
@@ -323,14 +309,19 @@ def _grid_from_map(spec: MapSpec, content: Content, source: str
     return Grid(terrain, ice), legend, doors
 
 
+# The verbs of an `[[actions]]` entry: exactly one per entry.
+ACTION_VERBS = ("cast", "attack", "move", "open", "close")
+
+
 def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> AnyAction:
     def fail(field_name: str, message: str) -> ScenarioError:
         return ScenarioError(f"{source}: action of {entry.actor!r} (actions[{index}]), field "
                              f"'{field_name}': {message}")
 
-    chosen = [k for k in ("cast", "attack", "move") if getattr(entry, k) is not None]
+    chosen = [k for k in ACTION_VERBS if getattr(entry, k) is not None]
     if len(chosen) != 1:
-        raise fail("cast/attack/move", "give exactly one of cast, attack or move")
+        raise fail("cast/attack/move", "give exactly one of cast, attack or move (or "
+                   "open or close)")
     if entry.actor not in world.by_id:
         raise fail("actor", f"unknown creature {entry.actor!r}")
     if not 0 <= entry.pulse <= MAX_PULSE:
@@ -346,6 +337,12 @@ def _to_action(entry: ScenarioAction, index: int, source: str, world: World) -> 
         if not world.grid.in_bounds(*entry.move):
             raise fail("move", f"{list(entry.move)} is out of bounds")
         return Move(actor=entry.actor, to=entry.move)
+    for verb, kind in (("open", Open), ("close", Close)):
+        cell = getattr(entry, verb)
+        if cell is not None:
+            if not world.grid.in_bounds(*cell):
+                raise fail(verb, f"{list(cell)} is out of bounds")
+            return kind(actor=entry.actor, at=cell)
     if entry.attack is not None:
         if entry.attack not in world.by_id:
             raise fail("attack", f"unknown creature {entry.attack!r}")
@@ -406,8 +403,9 @@ class Blueprint:
     everything mutable (grid arrays, components, rules, the action list), so two runs
     of one blueprint never share state; the shared parts (content, the spec, actions,
     the raw TOML tables) are only read. One of those is reachable from each World:
-    `World.content_overlay` is the raw `content` table itself, the same dict in every
-    run (a save writes it out; nothing in the engine changes it, and a game must not).
+    `World.content_overlay` is the content's `overlay` (every layer over the defaults:
+    a content pack's, the scenario's inline tables), the same dict in every run (a save
+    writes it out; nothing in the engine changes it, and a game must not).
     """
 
     spec: ScenarioFile
@@ -437,7 +435,7 @@ class Blueprint:
                       water_bodies=self.water_bodies)
         world.enter()  # for the build; the caller's esper world comes back after it
         try:
-            world.content_overlay = self.raw.get("content", {})
+            world.content_overlay = self.content.overlay
             world.vectorise = spec.vectorise
             for at, make_door in self.doors:
                 world.add_door(at, make_door())
@@ -502,7 +500,7 @@ def _assemble_world(spec: ScenarioFile, raw: dict[str, Any], source: str, seed: 
     world = World(content, grid, spec.seed if seed is None else seed, name=spec.name,
                   legend=legend, water_bodies=bodies)
     world.enter()  # for the build; the caller's esper world comes back after it
-    world.content_overlay = raw.get("content", {})
+    world.content_overlay = content.overlay  # every layer: a save keeps them
     world.vectorise = spec.vectorise
     if kept is not None:
         kept.doors = [(at, Copier(copy.deepcopy(door))) for at, door in doors]
@@ -580,22 +578,11 @@ def _populate(world: World, spec: ScenarioFile, source: str,
 
         if ids[entry.id] > 1:
             raise fail("id", f"duplicate id {entry.id!r}")
-        if not entry.id or entry.id != entry.id.strip() or not entry.id.isprintable():
-            raise fail("id", "an id is a name: not empty, no spaces around it, no control "
-                       "characters")
-        x, y = entry.at
-        if not grid.in_bounds(x, y):
-            raise fail("at", f"{list(entry.at)} is off the map ({grid.width}x{grid.height})")
-        if blocked[y, x]:
-            raise fail("at", f"{list(entry.at)} is a wall or a shut door, not a cell to stand on")
-        if grid.occupant[y, x]:
-            raise fail("at", f"{list(entry.at)} is already taken by another creature")
-        template = None
-        if entry.template is not None:
-            template = content.creatures.get(entry.template)
-            if template is None:
-                raise fail("template", f"unknown creature template {entry.template!r}")
-        shape = shapes.of(entry, template)
+        placed = _placement_problem(entry, grid, bool(blocked[entry.at[1], entry.at[0]])
+                                    if grid.in_bounds(*entry.at) else False, content)
+        if isinstance(placed, tuple):
+            raise fail(*placed)
+        shape = shapes.of(entry, placed)
         if shape.problem:
             raise fail(*shape.problem)
         if entry.fighting is not None and (entry.fighting not in ids or entry.fighting == entry.id):
@@ -605,15 +592,11 @@ def _populate(world: World, spec: ScenarioFile, source: str,
             if chebyshev(entry.at, foe.at) != 1:  # R-MELEE-2: a fight is between neighbours
                 raise fail("fighting", f"{entry.fighting!r} at {list(foe.at)} is not beside "
                            f"{entry.id!r} at {list(entry.at)}: melee needs adjacent cells")
-        for name in ("level", "hp", "max_hp"):
-            value = getattr(entry, name)
-            if value is not UNSET and value < (0 if name == "level" else 1):
-                raise fail(name, "must be positive")
+        problem = _values_problem(entry, shape.prototype)
+        if problem:
+            raise fail(*problem)
         prototype = shape.prototype
         assert prototype is not None  # no problem, so resolved
-        if prototype.vitals.hp > prototype.vitals.max_hp:
-            raise fail("hp", f"hp {prototype.vitals.hp} is above max_hp "
-                       f"{prototype.vitals.max_hp}")
         if kept is not None:  # the prototype is never handed out, so never changed
             kept.creatures.append(PlannedCreature(entry.id, entry.at, entry.template,
                                                   prototype, shape.make))
@@ -630,25 +613,128 @@ def _populate(world: World, spec: ScenarioFile, source: str,
     world.end_pulse = min(last + spec.pulses, 2 * MAX_PULSE)
 
 
+def _placement_problem(entry: ScenarioCreature, grid: Grid, blocked: bool,
+                       content: Content) -> tuple[str, str] | CreatureFields | None:
+    """A creature entry's id, cell and template checked: (field, message) for the first
+    problem, else its template (None when it names none). `blocked`: its cell is a wall
+    or a shut door."""
+    if not entry.id or entry.id != entry.id.strip() or not entry.id.isprintable():
+        return "id", ("an id is a name: not empty, no spaces around it, no control "
+                      "characters")
+    x, y = entry.at
+    if not grid.in_bounds(x, y):
+        return "at", f"{list(entry.at)} is off the map ({grid.width}x{grid.height})"
+    if blocked:
+        return "at", f"{list(entry.at)} is a wall or a shut door, not a cell to stand on"
+    if grid.occupant[y, x]:
+        return "at", f"{list(entry.at)} is already taken by another creature"
+    if entry.template is None:
+        return None
+    template = content.creatures.get(entry.template)
+    if template is None:
+        return "template", f"unknown creature template {entry.template!r}"
+    return template
+
+
+def _values_problem(entry: ScenarioCreature, prototype: CreatureValues | None
+                    ) -> tuple[str, str] | None:
+    """A creature entry's numbers checked: a level of 0 or more, hit points of 1 or
+    more, and no more than its maximum."""
+    for name in ("level", "hp", "max_hp"):
+        value = getattr(entry, name)
+        if value is not UNSET and value < (0 if name == "level" else 1):
+            return name, "must be positive"
+    if prototype is not None and prototype.vitals.hp > prototype.vitals.max_hp:
+        return "hp", f"hp {prototype.vitals.hp} is above max_hp {prototype.vitals.max_hp}"
+    return None
+
+
+def creature_from_fields(world: World, creature_id: object, at: object,
+                         fields: dict[str, Any], call: str = "add_creature"
+                         ) -> tuple[ScenarioCreature, CreatureValues]:
+    """A creature given by a game in code (`World.add_creature(id, at, **fields)`), with
+    the fields of a scenario's `[[creatures]]` entry as keywords, checked as a scenario
+    checks an entry against this world as it is now (a free cell to stand on, a unique
+    id, names content defines, a foe beside it for `fighting`): the entry and its
+    resolved values, or a UsageError naming the creature and the field."""
+    def fail(field_name: str, message: str) -> UsageError:
+        return UsageError(f"{call}: creature {creature_id!r}, field '{field_name}': {message}")
+
+    if isinstance(at, list):
+        at = tuple(at)
+    known = {f.encode_name for f in msgspec.structs.fields(ScenarioCreature)}
+    for name in fields:
+        if name not in known or name in ("id", "at"):
+            near = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise fail(name, f"not a field of a creature{hint}")
+    try:
+        entry = msgspec.convert({"id": creature_id, "at": at, **fields},
+                                type=ScenarioCreature)
+    except msgspec.ValidationError as error:
+        where, detail = decode_error_field(error)
+        raise fail(where.split(".")[0].split("[")[0] or "id", detail) from None
+    content, grid = world.content, world.grid
+    bound = content.world.limits.max_creatures
+    if len(world.by_id) >= bound:
+        raise fail("id", f"the world holds {bound} creatures, the most content allows "
+                   f"(world.limits.max_creatures)")
+    if entry.id in world.by_id:
+        raise fail("id", f"duplicate id {entry.id!r}: the world has a creature of that id")
+    blocked = grid.in_bounds(*entry.at) and grid.blocks(*entry.at)
+    placed = _placement_problem(entry, grid, blocked, content)
+    if isinstance(placed, tuple):
+        raise fail(*placed)
+    problem = check_template(content, entry)
+    if problem:
+        raise fail(*problem)
+    values = resolve(content, entry, placed)
+    problem = _values_problem(entry, values)
+    if problem:
+        raise fail(*problem)
+    if entry.fighting is not None:
+        foe = world.by_id.get(entry.fighting)
+        if foe is None:
+            raise fail("fighting", f"unknown creature {entry.fighting!r}")
+        there = world.sheets[foe].position
+        if chebyshev(entry.at, (there.x, there.y)) != 1:  # R-MELEE-2
+            raise fail("fighting", f"{entry.fighting!r} at {[there.x, there.y]} is not "
+                       f"beside {entry.id!r} at {list(entry.at)}: melee needs adjacent cells")
+        if not world.sheets[foe].vitals.alive:
+            raise fail("fighting", f"{entry.fighting!r} is dead")
+    return entry, values
+
+
+def item_problem(content: Content, grid: Grid, item: str, at: tuple[int, int], count: int
+                 ) -> tuple[str, str] | None:
+    """An item stack laid on a cell checked as a scenario's `[[items]]` entry: (field,
+    message) for the first problem, else None: an item content defines, a cell on the
+    map and not a wall, a count of 1..max_stack (a container is one chest)."""
+    if item not in content.items:
+        return "item", f"unknown item {item!r}"
+    if not grid.in_bounds(*at):
+        return "at", f"{list(at)} is off the map"
+    if grid.terrain[at[1], at[0]] == Terrain.WALL:
+        return "at", f"{list(at)} is a wall"
+    stack = content.world.limits.max_stack
+    if count != 1 and content.item_class_is(content.items[item].class_, "container"):
+        return "count", (f"a container is one chest (its `contents` are what it holds), got "
+                         f"{count}")
+    if not 1 <= count <= stack:
+        return "count", (f"must be 1..{stack} (the bound in content world.limits.max_stack), "
+                         f"got {count}")
+    return None
+
+
 def _add_items(world: World, spec: ScenarioFile, source: str) -> None:
     """The scenario's items, checked, in file order (chests with their contents)."""
     content, grid = world.content, world.grid
     for index, item in enumerate(spec.items):
         where = f"{source}: item {item.item!r} (items[{index}])"
-        if item.item not in content.items:
-            raise ScenarioError(f"{where}, field 'item': unknown item {item.item!r}")
-        if not grid.in_bounds(*item.at):
-            raise ScenarioError(f"{where}, field 'at': {list(item.at)} is off the map")
-        if grid.terrain[item.at[1], item.at[0]] == Terrain.WALL:
-            raise ScenarioError(f"{where}, field 'at': {list(item.at)} is a wall")
+        found = item_problem(content, grid, item.item, item.at, item.count)
+        if found:
+            raise ScenarioError(f"{where}, field '{found[0]}': {found[1]}")
         stack = content.world.limits.max_stack
-        if item.count != 1 and content.item_class_is(content.items[item.item].class_,
-                                                      "container"):
-            raise ScenarioError(f"{where}, field 'count': a container is one chest (its "
-                                f"`contents` are what it holds), got {item.count}")
-        if not 1 <= item.count <= stack:
-            raise ScenarioError(f"{where}, field 'count': must be 1..{stack} (the bound in "
-                                f"content world.limits.max_stack), got {item.count}")
         problem = _count_problem("items", len(item.contents), content.world.limits)
         if problem:
             raise ScenarioError(f"{where}, field 'contents': {problem}")
@@ -676,16 +762,24 @@ def _start_fights(world: World, spec: ScenarioFile) -> None:
 
 
 @keeps_esper_world
-def load_scenario(path: str | Path, seed: int | None = None) -> World:
-    """Load, validate and build a scenario; `seed` overrides the file's seed."""
+def load_scenario(path: str | Path, seed: int | None = None,
+                  content: Content | None = None) -> World:
+    """Load, validate and build a scenario; `seed` overrides the file's seed. `content`
+    (a game's own content pack, `affray.load_content`) is what it is built on instead of
+    the default content; the scenario's inline `[content.<kind>.<name>]` tables still
+    layer on top of it."""
     seed = check_seed(seed)
     if not isinstance(path, str | Path):
         raise UsageError(f"load_scenario: path must be a str or Path, got "
                          f"{type(path).__name__}")
+    if content is not None and not isinstance(content, Content):
+        raise UsageError(f"load_scenario: content must be a Content (affray.load_content), "
+                         f"got {type(content).__name__}")
     path = Path(path)
+    base = default_content() if content is None else content
     spec, raw = parse_scenario(read_source(path, ScenarioError), str(path),
-                               default_content().world.limits)
-    return build_world(spec, raw, str(path), seed=seed)
+                               base.world.limits)
+    return build_world(spec, raw, str(path), seed=seed, content=content)
 
 
 @keeps_esper_world
@@ -732,3 +826,29 @@ def builtin_scenario(name: str) -> Path:
     if not path.is_file():
         raise ScenarioError(f"no built-in scenario named {name!r}")
     return path
+
+
+@keeps_esper_world
+def new_world(rows: Any, legend: dict[str, str] | None = None,
+              content: Content | None = None, seed: int = 0, name: str = "") -> World:
+    """`World.new`: a World of map rows in the scenario legend (`legend` adds or
+    overrides symbols, as `[map.legend]`), built on `content` (default: the default
+    content), with no creatures and no end (`end_pulse` None). The map is checked as a
+    scenario's `[map]` is; a problem is a UsageError naming the row and the symbol."""
+    if isinstance(rows, str):  # a block of text: one row a line, blank edges dropped
+        rows = rows.strip("\n").splitlines()
+    checked_seed = check_seed(seed) or 0
+    if content is not None and not isinstance(content, Content):
+        raise UsageError(f"World.new: content must be a Content (affray.load_content, "
+                         f"affray.default_content), got {type(content).__name__}")
+    if not isinstance(name, str):
+        raise UsageError(f"World.new: name must be a str, got {name!r}")
+    raw = {"map": {"rows": rows, "legend": {} if legend is None else legend},
+           "name": name, "seed": checked_seed, "pulses": 0}
+    try:
+        spec = _typed(raw, "World.new")
+        world = build_world(spec, raw, "World.new", content=content)
+    except ScenarioError as error:
+        raise UsageError(str(error)) from None
+    world.end_pulse = None
+    return world

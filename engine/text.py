@@ -26,6 +26,12 @@ _REASONS = {
     "blocked": "the way is blocked",
     "not adjacent": "that cell is not beside them",
     "held": "they are held fast and cannot step away",
+    "locked": "the door is locked",
+    "no door": "there is no door there",
+    "not shut": "the door is not shut",
+    "not open": "the door is not open",
+    "doorway taken": "someone is standing in the doorway",
+    "doorway cluttered": "something lies in the doorway",
     "stunned": "they are stunned",
     "target dead": "their target is already dead",
     "out of range": "their target is no longer beside them",
@@ -170,6 +176,10 @@ _TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
                        "expired": "The fire dies down"}[e["change"]] + f" at {_cell(e['cell'])}.",
     "door_broken": lambda e: (f"The door at {_cell(e['cell'])} is blasted apart"
                               + (", and its trap with it." if e["trap_destroyed"] else ".")),
+    "door": lambda e: (f"{_name(e['cause'])} "
+                       f"{ {'opened': 'opens', 'closed': 'closes'}.get(e['change'], e['change'])}"
+                       f" the door at {_cell(e['cell'])}"
+                       + (", and its trap goes off." if e["trap_sprung"] else ".")),
     "chest_broken": lambda e: (f"The {e['item'].replace('_', ' ')} at {_cell(e['cell'])} "
                                "bursts open."),
     "item_lost": lambda e: e["message"],

@@ -5,7 +5,9 @@ What is checked here: the actor exists and is alive; a move goes one cell from w
 actor will stand after its queued moves, in bounds, not into a wall; an attack's target
 is alive and beside that cell (R-MELEE-2); a cast names a known spell and via, and its
 target (a living creature or an in-bounds cell) is within the spell's range (a touch:
-beside). What can change before the action runs is checked again when it runs.
+beside); an open or a close names a door beside that cell that is shut and not locked
+(open), or open with nothing in its doorway (close). What can change before the action
+runs is checked again when it runs.
 """
 
 from __future__ import annotations
@@ -15,8 +17,17 @@ from typing import TYPE_CHECKING
 import esper
 import msgspec
 
-from affray.actions import ActionQueue, AnyAction, Attack, Cast, Move, action_name
-from affray.components import Position, Vitals
+from affray.actions import (
+    ActionQueue,
+    AnyAction,
+    Attack,
+    Cast,
+    Close,
+    Move,
+    Open,
+    action_name,
+)
+from affray.components import Chest, Door, ItemStack, Position, Vitals
 from affray.defs import VIAS
 from affray.errors import ActionError, UsageError
 from affray.grid import Terrain, chebyshev
@@ -38,7 +49,8 @@ def projected_cell(entity: int) -> tuple[int, int]:
 
 def check_action(world: World, action: AnyAction) -> int:
     """Check an action; return its actor's entity, or raise ActionError."""
-    kind = action_name(action) if isinstance(action, Attack | Cast | Move) else None
+    kind = (action_name(action) if isinstance(action, Attack | Cast | Move | Open | Close)
+            else None)
     if kind is None:
         raise ActionError(f"not an action: {action!r}")
     entity = world.by_id.get(action.actor)
@@ -57,9 +69,77 @@ def check_action(world: World, action: AnyAction) -> int:
         if chebyshev(here, (there.x, there.y)) != 1:  # R-MELEE-2
             raise ActionError(f"attack: target {action.target!r} is out of range (melee "
                               f"needs the attacker beside it)")
+    elif isinstance(action, Open | Close):
+        problem = door_problem(world, action, here)
+        if problem is not None:
+            raise ActionError(f"{kind}: {problem}")
     else:
         _check_cast(world, action, here)
     return entity
+
+
+def door_at(cell: tuple[int, int]) -> Door | None:
+    """The door on a cell, or None (in the world's esper context)."""
+    for _entity, (position, door) in esper.get_components(Position, Door):
+        if position.x == cell[0] and position.y == cell[1]:
+            return door
+    return None
+
+
+def doorway_problem(world: World, cell: tuple[int, int]) -> str | None:
+    """Why a door cannot shut on a cell now, or None: a creature stands in the doorway,
+    or an item (a stack, a chest) lies in it. The short reasons of `refused` events."""
+    if world.grid.occupant[cell[1], cell[0]]:
+        return "doorway taken"
+    for component in (ItemStack, Chest):
+        for _entity, (position, _item) in esper.get_components(Position, component):
+            if position.x == cell[0] and position.y == cell[1]:
+                return "doorway cluttered"
+    return None
+
+
+# What each short reason of `door_problem` says at submit (an ActionError's message).
+_DOOR_WORDS = {
+    "no door": "there is no door at {cell}",
+    "locked": "the door at {cell} is locked",
+    "not shut": "the door at {cell} is not shut (it is {state})",
+    "not open": "the door at {cell} is not open (it is {state})",
+    "doorway taken": "a creature stands in the doorway at {cell}",
+    "doorway cluttered": "items lie in the doorway at {cell}",
+}
+
+
+def door_reason(world: World, action: Open | Close, here: tuple[int, int]) -> str | None:
+    """Why an Open or Close cannot run now, as the `refused` event's short reason (not
+    adjacent, no door, locked, not shut, not open, doorway taken, doorway cluttered), or
+    None. R-GRID-1: an open door lets through what a shut one blocks."""
+    cell = (int(action.at[0]), int(action.at[1]))
+    if chebyshev(here, cell) != 1:
+        return "not adjacent"
+    door = door_at(cell)
+    if door is None:
+        return "no door"
+    if isinstance(action, Open):
+        if door.state != "shut":
+            return "not shut"
+        return "locked" if door.locked else None
+    if door.state != "open":
+        return "not open"
+    return doorway_problem(world, cell)
+
+
+def door_problem(world: World, action: Open | Close, here: tuple[int, int]) -> str | None:
+    """`door_reason` at submit, in words naming the cell (ActionError's message)."""
+    cell = as_cell(action.at, action_name(action), "at")
+    check_cell(world, cell, action_name(action), "at")
+    reason = door_reason(world, action, here)
+    if reason is None:
+        return None
+    if reason == "not adjacent":
+        return (f"{list(cell)} is not beside {action.actor!r} at {list(here)} (a door is "
+                f"opened or closed from beside it)")
+    door = door_at(cell)
+    return _DOOR_WORDS[reason].format(cell=list(cell), state=door.state if door else "")
 
 
 def _check_move(world: World, action: Move, here: tuple[int, int]) -> None:

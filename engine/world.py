@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import esper
+import numpy as np
 
 from affray.actions import ActionQueue, AnyAction, Casting, action_name
+from affray.collector import collector_paused
 from affray.components import (
     Chest,
     Creature,
@@ -37,10 +40,10 @@ from affray.errors import (
     UnknownCreatureError,
     UsageError,
 )
-from affray.esper_context import CONTEXT_PREFIX, entry_point, restore
+from affray.esper_context import CONTEXT_PREFIX, entry_point, keeps_esper_world, restore
 from affray.event_log import EventLog
 from affray.events import Event, Refused
-from affray.grid import Grid
+from affray.grid import Grid, Terrain
 from affray.rng import Rng
 from affray.systems import SCHEDULE, System
 from affray.systems.rules.casting import CastRecord
@@ -115,6 +118,8 @@ class World:
         # The vectorised round's fighters as numpy columns kept between rounds
         # (volley_columns.VolleyCache; never saved; `touch` after a hand edit).
         self.volley_cache: Any = None
+        # `view()`'s records, made by its first call (affray.view.ViewCache; never saved).
+        self.view_cache: Any = None
         self.pulse = 0
         # A list to its reader; a big round's events stay columns until read (event_log).
         self.events: EventLog = EventLog()
@@ -135,7 +140,9 @@ class World:
         self.status_due: int | None = None
         self.scripted: list[tuple[int, AnyAction]] = []
         self.end_pulse: int | None = None
-        self.content_overlay: dict[str, Any] = {}
+        # The tables layered over the default content (a pack's, a scenario's inline
+        # ones): what a save writes, so that a load rebuilds the same content.
+        self.content_overlay: Any = content.overlay
         self.legend = dict(legend or DEFAULT_LEGEND)
         # A replay recorder (affray.replay) when `record()` was called (never saved).
         self.recorder: Any = None
@@ -208,9 +215,20 @@ class World:
         return Spawn(self.spawned)
 
     @entry_point
-    def add_creature(self, creature_id: str, at: tuple[int, int], values: CreatureValues,
-                     template: str | None = None) -> int:
-        """Create a creature entity on a free cell; returns its entity id."""
+    def add_creature(self, creature_id: str, at: tuple[int, int],
+                     values: CreatureValues | None = None, template: str | None = None,
+                     **fields: Any) -> int:
+        """Create a creature entity on a free cell; returns its entity id.
+
+        The documented form takes the fields of a scenario's `[[creatures]]` entry as
+        keywords (`add_creature("k1", (4, 2), template="kobold", hp=30, mind="pack")`),
+        checked as a scenario checks an entry (`spawn`). The engine's own form takes
+        values already resolved (`affray.creatures.resolve`), unchecked."""
+        if values is None:
+            return self.spawn(creature_id, at, template=template, **fields)
+        if fields:
+            raise UsageError(f"add_creature: give resolved values or the fields of a "
+                             f"creature, not both (got {', '.join(fields)})")
         x, y = at
         if creature_id in self.by_id:
             raise ValueError(f"duplicate creature id {creature_id!r}")
@@ -233,6 +251,8 @@ class World:
         self.grid.version += 1
         sheet = self.sheets[entity] = build_sheet(entity, self.content)
         self.roster.put(sheet)
+        if self.view_cache is not None:
+            self.view_cache.touch(entity)
         stir(self)  # resting minds look again: a newcomer logs no event (R-MIND-1)
         if values.mind.name is not None:
             self.minded.add(entity)
@@ -243,6 +263,52 @@ class World:
         if sheet.statuses.degrees:
             begin_statuses(self, sheet)
         return entity
+
+    @entry_point
+    def add_creatures(self, creatures: Iterable[tuple[str, tuple[int, int], CreatureValues]],
+                      template: str | None = None) -> list[int]:
+        """Many `add_creature(id, at, values, template)` calls at once (the engine's form:
+        resolved values, each creature its own, unchecked), in order; their entity ids.
+        Python's cyclic collector is paused meanwhile (affray.collector): spawning ten
+        thousand creatures makes hundreds of thousands of objects, none of them garbage,
+        and the collector walking the growing world was a third of the time. Give each
+        its own values: `affray.creatures.Copier(resolve(...))` makes fresh copies of one
+        resolution far faster than resolving each."""
+        with collector_paused():
+            return [self.add_creature(creature_id, at, values, template=template)
+                    for creature_id, at, values in creatures]
+
+    @entry_point
+    def spawn(self, creature_id: str, at: tuple[int, int], **fields: Any) -> int:
+        """Add a creature given by the fields of a scenario's `[[creatures]]` entry, as
+        keywords (`template`, `hp`, `level`, `mind`, `side`, `skills`, `wield`,
+        `fighting`...): checked as a scenario checks an entry, against the world as it
+        is now (a free cell that is no wall or shut door, a new id, names content
+        defines, a living foe beside it for `fighting`). A problem is a UsageError naming
+        the creature and the field, and changes nothing. Returns the entity id."""
+        from affray.scenario import creature_from_fields
+
+        entry, values = creature_from_fields(self, creature_id, at, fields)
+        entity = self.add_creature(entry.id, entry.at, values, template=entry.template)
+        if entry.fighting is not None:
+            self.start_fight(entry.id, entry.fighting)
+        return entity
+
+    @classmethod
+    @keeps_esper_world  # the caller's esper world stays current (scenario.new_world's own)
+    def new(cls, rows: Any, legend: dict[str, str] | None = None,
+            content: Content | None = None, seed: int = 0, name: str = "") -> World:
+        """A World built in code: `rows` are map rows in the scenario legend (a list of
+        strings, or one block of text with a row a line), `legend` adds or overrides
+        symbols (`{"W": "water"}`, as `[map.legend]`), `content` is what it is built on
+        (default: the default content; `affray.load_content` for a game's own), `seed`
+        seeds its one generator. It has the map's doors and water bodies and nothing
+        else: add creatures, items and doors with `add_creature`, `add_item` and
+        `add_door`. It has no end: `run()` needs `pulses` or `until`. A bad map is a
+        UsageError naming the row and the symbol."""
+        from affray.scenario import new_world
+
+        return new_world(rows, legend=legend, content=content, seed=seed, name=name)
 
     # -- affects (use these, not the dict, so the stun index stays right) -----------------
     @entry_point
@@ -374,7 +440,22 @@ class World:
 
     @entry_point
     def add_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
-        """Lay a stack of items on a cell (R-GRID-4); containers become chests."""
+        """Lay a stack of items on a cell (R-GRID-4); containers become chests (fill one
+        with `component_of(entity, Chest).contents`). Checked as a scenario's
+        `[[items]]` entry: an item content defines, a cell on the map and not a wall, a
+        count of 1..`world.limits.max_stack` (a container: 1); a problem is a
+        UsageError and changes nothing."""
+        from affray.scenario import item_problem
+
+        cell = _cell_argument(at, "add_item")
+        if not isinstance(item, str):
+            raise UsageError(f"add_item: item must be an item name, got {item!r}")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise UsageError(f"add_item: count must be a whole number, got {count!r}")
+        problem = item_problem(self.content, self.grid, item, cell, count)
+        if problem is not None:
+            raise UsageError(f"add_item: item {item!r}, field '{problem[0]}': {problem[1]}")
+        at = cell
         definition = self.content.items[item]
         if self.content.item_class_is(definition.class_, "container"):
             return esper.create_entity(self.next_spawn(), Position(*at),
@@ -382,11 +463,58 @@ class World:
         return esper.create_entity(self.next_spawn(), Position(*at), ItemStack(item, count))
 
     @entry_point
-    def add_door(self, at: tuple[int, int], door: Door) -> int:
-        """A door cell is an entity holding its state; a shut door blocks (R-GRID-1)."""
+    def add_door(self, at: tuple[int, int], door: Door | None = None, *,
+                 locked: bool = False, trapped: bool = False, state: str = "shut") -> int:
+        """Put a door on a cell: a floor cell becomes a door cell (R-GRID-1: a shut door
+        blocks movement, sight and line of effect; an open one does not). `state` is
+        shut, open or broken; a locked or trapped door is shut. Refused with a
+        UsageError, changing nothing: a cell off the map, a wall, water or ice, a cell
+        that has a door, one a creature stands on, a shut door over items. Minds look
+        again (`grid.changed_terrain`). Returns the door's entity.
+
+        The engine's own form, `add_door(at, Door(...))` on a cell the map made a door
+        cell, is not checked (a scenario's build)."""
+        if door is None:
+            door = self._checked_door(at, locked, trapped, state)
+            at = (int(at[0]), int(at[1]))
+            self.grid.terrain[at[1], at[0]] = Terrain.DOOR
         self.grid.shut[at[1], at[0]] = door.state == "shut"
         self.grid.changed_terrain()
         return esper.create_entity(Position(*at), door)
+
+    def _checked_door(self, at: Any, locked: bool, trapped: bool, state: str) -> Door:
+        """`add_door`'s checks (UsageError); the Door it would put on `at`."""
+        from affray.components.cells import DOOR_STATES
+        from affray.validate import door_at, doorway_problem
+
+        x, y = _cell_argument(at, "add_door")
+        where = f"add_door: [{x}, {y}]"
+        if state not in DOOR_STATES:
+            raise UsageError(f"{where}: state must be one of {', '.join(DOOR_STATES)}, "
+                             f"not {state!r}")
+        for flag, value in (("locked", locked), ("trapped", trapped)):
+            if not isinstance(value, bool):
+                raise UsageError(f"{where}: {flag} must be True or False, got {value!r}")
+            if value and state != "shut":
+                raise UsageError(f"{where}: a {state} door is not {flag} (only a shut "
+                                 f"door is)")
+        if not self.grid.in_bounds(x, y):
+            raise UsageError(f"{where} is off the map ({self.grid.width}x{self.grid.height})")
+        terrain = Terrain(int(self.grid.terrain[y, x]))
+        if door_at((x, y)) is not None:
+            raise UsageError(f"{where} has a door already")
+        if terrain not in (Terrain.FLOOR, Terrain.DOOR):
+            raise UsageError(f"{where} is {terrain.name.lower()}: a door stands on floor")
+        if self.grid.occupant[y, x]:
+            raise UsageError(f"{where}: a creature stands there")
+        if state == "shut" and doorway_problem(self, (x, y)) is not None:
+            raise UsageError(f"{where}: items lie there, and a shut door cannot stand "
+                             f"over them")
+        bound = self.content.world.limits.max_doors
+        if len(esper.get_component(Door)) >= bound:
+            raise UsageError(f"{where}: the world has {bound} doors, the most content "
+                             f"allows (world.limits.max_doors)")
+        return Door(state=state, locked=locked, trapped=trapped)
 
     def place(self, entity: int, position: Position, x: int, y: int,
               why: str = "apart") -> None:
@@ -401,6 +529,8 @@ class World:
         grid.version += 1
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        if self.view_cache is not None:
+            self.view_cache.touch(entity)
         sheet = self.sheets.get(entity)
         if sheet is not None:
             self.roster.moved(sheet)
@@ -462,16 +592,19 @@ class World:
 
     def touch(self, creature_id: str | None = None) -> None:
         """Tell the engine a creature's components were changed by hand (None: any
-        creature, or many): the vectorised round's cached columns and the minds' roster
-        read it again. The engine's own changes and the API's need no call
+        creature, or many): the vectorised round's cached columns, the minds' roster and
+        `view()` read it again. The engine's own changes and the API's need no call
         (docs/api.md)."""
         entity = None if creature_id is None else self.entity(creature_id)
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
         if entity is None:
             self.roster = rebuild_roster(self.sheets)
+            self.view_cache = None
         else:
             self.roster.put(self.sheets[entity])
+            if self.view_cache is not None:
+                self.view_cache.touch(entity)
 
     def emit(self, event: Event) -> None:
         """Append an event to the log (R-ENG-4). The hottest paths (a blow's miss,
@@ -754,6 +887,19 @@ class World:
         return snapshot(self)
 
     @entry_point
+    def view(self) -> Mapping[str, Any]:
+        """What a game draws each frame: creature id -> an immutable `CreatureView`
+        (player, glyph, side, mind, fighting, level, hp, max_hp, mana, max_mana, cell,
+        alive: the snapshot's values), in spawn order. It costs what changed since the
+        last call, not the whole world: the records are kept (`view_cache`) and only
+        those of creatures an event named, that moved, came or were `touch`ed since are
+        built again (affray.view). A read-only mapping the next call updates: read it,
+        or keep `dict(world.view())`; a record that did not change is the same object."""
+        from affray.view import view
+
+        return view(self)
+
+    @entry_point
     def record(self) -> Any:
         """Start recording a replay: from now on every pulse is kept (a keyframe a
         round, deltas between; see affray.replay). Returns the `Recorder`."""
@@ -793,6 +939,74 @@ class World:
     def __repr__(self) -> str:
         return (f"World(name={self.name!r}, pulse={self.pulse}, creatures={len(self.by_id)}, "
                 f"grid={self.grid.width}x{self.grid.height})")
+
+
+# -- systems by name (saves keep a world's systems by name: register_system) ------------
+_SYSTEMS: dict[str, type[System]] = {}
+# The most systems a save holds (a bound on what a tampered save can make a load build).
+MAX_SYSTEMS = 256
+
+
+def _builtin_systems() -> dict[str, type[System]]:
+    """The eight systems of the schedule (R-TIME-4), by their names."""
+    return {cls.name: cls for cls in SCHEDULE}
+
+
+def register_system(name: str, cls: type[System]) -> None:
+    """Register a game's own system class under `name`, process-wide (systems are code,
+    like minds and hooks): a World whose `systems` include an instance of `cls` saves it
+    by that name, and a load makes a fresh `cls()` for it. `cls` subclasses
+    `affray.systems.System` (`process(world)`, and `next_pulse(world)` if it can tell
+    when it next has work). It is made anew at each load, so what it must remember
+    belongs in the world's components, not in the instance. The eight built-in names
+    (Pulse, Stun, Melee, Spell, Arc, Burst, FloorItemLoss, Terrain) are taken."""
+    if not isinstance(name, str) or not name or not name.isprintable():
+        raise UsageError(f"register_system: name must be a non-empty printable str, got "
+                         f"{name!r}")
+    if not isinstance(cls, type) or not issubclass(cls, System):
+        raise UsageError(f"register_system: {cls!r} is not a subclass of "
+                         f"affray.systems.System")
+    builtin = _builtin_systems()
+    if name in builtin:
+        raise UsageError(f"register_system: {name!r} is a built-in system's name "
+                         f"(built-in: {', '.join(builtin)})")
+    if cls in builtin.values():
+        raise UsageError(f"register_system: {cls.__name__} is built in, as {cls.name!r}: "
+                         f"it is saved by that name without registering")
+    _SYSTEMS[name] = cls
+
+
+def unregister_system(name: str) -> None:
+    """Forget a registered system (nothing happens if it is not registered)."""
+    _SYSTEMS.pop(name, None)
+
+
+def registered_systems() -> Mapping[str, type[System]]:
+    """The systems games registered, by name (read-only; the built-in ones aside)."""
+    return MappingProxyType(_SYSTEMS)
+
+
+def system_name(system: object) -> str | None:
+    """The name a system is saved by: a built-in's own, a registered class's; None for
+    a system whose class is neither."""
+    for registry in (_builtin_systems(), _SYSTEMS):
+        for name, cls in registry.items():
+            if type(system) is cls:
+                return name
+    return None
+
+
+def system_class(name: str) -> type[System] | None:
+    """The class a saved system name stands for (built-in or registered), or None."""
+    return _builtin_systems().get(name) or _SYSTEMS.get(name)
+
+
+def _cell_argument(at: object, call: str) -> tuple[int, int]:
+    """A cell argument of the building calls: two whole numbers, or a UsageError."""
+    if (not isinstance(at, tuple | list) or len(at) != 2
+            or any(isinstance(v, bool) or not isinstance(v, int | np.integer) for v in at)):
+        raise UsageError(f"{call}: at must be a cell (x, y) of two whole numbers, got {at!r}")
+    return (int(at[0]), int(at[1]))
 
 
 def default_rules(content: Content) -> Rules:

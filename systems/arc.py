@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from affray.collector import collector_paused
 from affray.grid import Terrain
 from affray.systems.base import System
 from affray.systems.rules.flood import bulk_ready, strike_many
@@ -223,7 +224,8 @@ class ArcSystem(System):
     def process(self, world: World) -> None:
         for record in world.cast_records:
             if record.damage_type == "lightning":
-                spread(world, record)
+                with collector_paused():  # a lake's strikes: thousands of new objects
+                    spread(world, record)
 
     def next_pulse(self, world: World) -> int | None:
         """Arcs only follow casts, which the Spell step of the same pulse hands over."""

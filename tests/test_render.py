@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,48 @@ def test_png_names_each_creature_beside_its_glyph_and_has_a_legend(make_world):
                       "shut door", "scroll", "chest",
                       "hero  hp 180/180  [1, 1]", "kobold1  hp 30/30  [2, 2]",
                       "brute  hp 0/140  [6, 3]  dead"]
+
+
+def test_each_side_has_its_own_disc_colour():
+    """R-SIDE-1 on the page and the PNG: `players` green and `npcs` red as before; every
+    other side the next colour neither took, in the order the sides appear, round again
+    past the last."""
+    from affray.replay import SIDE_COLOURS, side_colours
+
+    assert side_colours(["players", "npcs", "players"]) == {
+        "players": PALETTE["player"], "npcs": PALETTE["npc"]}
+    assert side_colours(["red", "blue", "red"]) == {"red": SIDE_COLOURS[0],
+                                                     "blue": SIDE_COLOURS[1]}
+    free = [c for c in SIDE_COLOURS if c not in (PALETTE["player"], PALETTE["npc"])]
+    assert side_colours(["npcs", "undead", "players", "elves"]) == {
+        "npcs": PALETTE["npc"], "undead": free[0], "players": PALETTE["player"],
+        "elves": free[1]}
+    many = [f"s{i}" for i in range(len(SIDE_COLOURS) + 1)]
+    assert side_colours(many)[many[-1]] == SIDE_COLOURS[0]
+
+
+def test_png_of_two_armies_colours_them_by_side(tmp_path, capsys):
+    """`render --png` of a battle: the red army's discs in the first side colour, the
+    blue army's in the second (both sides are npcs: one colour would hide the front)."""
+    image = pytest.importorskip("matplotlib.image", reason="needs affray[png] (matplotlib)")
+    from affray.armies import army
+    from affray.replay import SIDE_COLOURS
+
+    scenario = tmp_path / "armies.toml"
+    scenario.write_text(army(2, pulses=1), encoding="utf-8")
+    spec = tomllib.loads(scenario.read_text(encoding="utf-8"))
+    out = tmp_path / "armies.png"
+    status, _printed, _err = rendered([str(scenario), "--png", str(out)], capsys)
+    assert status == 0
+    pixels = image.imread(str(out))
+    cell, title = 32, round(0.7 * 32)
+
+    def colour(x: float, y: float) -> str:
+        r, g, b = (round(float(v) * 255) for v in pixels[int(title + y * cell),
+                                                          int(x * cell)][:3])
+        return f"#{r:02x}{g:02x}{b:02x}"
+
+    for creature in spec["creatures"]:
+        x, y = creature["at"]
+        want = SIDE_COLOURS[0] if creature["side"] == "red" else SIDE_COLOURS[1]
+        assert colour(x + 0.3, y + 0.54) == want, creature["id"]

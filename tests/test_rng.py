@@ -55,3 +55,37 @@ def test_r_grid_6_state_mid_block_restores_the_exact_stream():
     mixed_draws(rng, 100)  # 700 uniforms: inside the first block
     copy = Rng.from_state(rng.state())
     assert mixed_draws(copy, 300) == mixed_draws(rng, 300)
+
+
+def test_bulk_draws_are_the_single_draws_across_a_block_boundary():
+    """R-GRID-6: `uniforms`, `percents` and `numbers` hand out the stream's next numbers
+    as that many single calls would, across the 1,024-number block's end, interleaved
+    with single draws, and leave the same state behind (a save after either is one)."""
+    bulk, single = Rng(99), Rng(99)
+    for _ in range(1000):
+        assert bulk.random() == single.random()
+    got = bulk.uniforms(50)  # 24 from this block, 26 from the next
+    assert got.tolist() == [single.random() for _ in range(50)]
+    assert bulk.percent() == single.percent()
+    assert bulk.percents(2000).tolist() == [single.percent() for _ in range(2000)]
+    assert bulk.numbers(1, 1000, 777).tolist() == [single.number_range(1, 1000)
+                                                   for _ in range(777)]
+    assert bulk.numbers(-7, 3, 5).tolist() == [single.number_range(-7, 3) for _ in range(5)]
+    assert bulk.numbers(4, 4, 3).tolist() == [4, 4, 4]  # low >= high: low, no draw
+    assert bulk.uniforms(0).tolist() == []
+    assert bulk.state() == single.state()
+    assert bulk.random() == single.random()
+
+
+def test_bulk_draws_ask_a_pinned_primitive():
+    """A test that pins `percent` or `number_range` (or `random`) on one Rng gets its
+    pinned values from the bulk draws too."""
+    rng = Rng(1)
+    rng.percent = lambda: 42  # type: ignore[method-assign]
+    rng.number_range = lambda low, high: high  # type: ignore[method-assign]
+    assert rng.percents(3).tolist() == [42, 42, 42]
+    assert rng.numbers(1, 1000, 2).tolist() == [1000, 1000]
+    other = Rng(1)
+    other.random = lambda: 0.5  # type: ignore[method-assign]
+    assert other.uniforms(2).tolist() == [0.5, 0.5]
+    assert other.percents(2).tolist() == [51, 51]

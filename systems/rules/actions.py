@@ -12,8 +12,18 @@ from typing import TYPE_CHECKING
 
 import esper
 
-from affray.actions import ActionQueue, Attack, Cast, Casting, Flee, Move, action_name
-from affray.events import CastFailed, Fled, Moved, Refused
+from affray.actions import (
+    ActionQueue,
+    Attack,
+    Cast,
+    Casting,
+    Close,
+    Flee,
+    Move,
+    Open,
+    action_name,
+)
+from affray.events import CastFailed, DoorChanged, Fled, Moved, Refused
 from affray.grid import Terrain, chebyshev
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.engagement import start_fight
@@ -51,7 +61,8 @@ def run_queued(world: World, entities: Iterable[int]) -> None:
         run_action(world, sheet, action)
 
 
-def run_action(world: World, sheet: Sheet, action: Attack | Cast | Move) -> None:
+def run_action(world: World, sheet: Sheet,
+               action: Attack | Cast | Move | Open | Close) -> None:
     """Carry out one action now, or refuse it with a reason."""
     if not sheet.vitals.alive:
         return
@@ -62,8 +73,39 @@ def run_action(world: World, sheet: Sheet, action: Attack | Cast | Move) -> None
         _move(world, sheet, action)
     elif isinstance(action, Attack):
         _attack(world, sheet, action)
+    elif isinstance(action, Open | Close):
+        _open_or_close(world, sheet, action)
     else:
         _cast(world, sheet, action)
+
+
+def _open_or_close(world: World, sheet: Sheet, action: Open | Close) -> None:
+    """Open a shut door or close an open one beside the actor (R-GRID-1: a shut door
+    blocks movement, sight and line of effect), checked again now: a `refused` event
+    when it cannot be done (locked, not shut, someone or something in the doorway...).
+    The Door component and the grid's `shut` array change together, and the terrain
+    counts as changed (`changed_terrain`: minds look again through or at the door). A
+    trapped door's trap goes off as it opens (`trap_sprung`: the game says what it does)
+    and is gone. Costs the actor a step's time (`move_wait`)."""
+    from affray.validate import door_at, door_reason
+
+    position = sheet.position
+    reason = door_reason(world, action, (position.x, position.y))
+    if reason is not None:
+        world.emit(Refused(world.pulse, sheet.id, action_name(action), reason))
+        return
+    x, y = int(action.at[0]), int(action.at[1])
+    door = door_at((x, y))
+    assert door is not None  # door_reason found it
+    opening = isinstance(action, Open)
+    sprung = opening and door.trapped
+    door.state = "open" if opening else "shut"
+    door.trapped = door.trapped and not opening
+    world.grid.shut[y, x] = not opening
+    world.grid.changed_terrain()
+    world.emit(DoorChanged(world.pulse, (x, y), "opened" if opening else "closed", sheet.id,
+                           sprung))
+    raise_lag(world, sheet, "wait", world.content.world.move_wait, own=True)
 
 
 def _move(world: World, sheet: Sheet, action: Move) -> None:

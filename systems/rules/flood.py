@@ -99,13 +99,12 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
     `magic.strike` does one; returns their Strikes (also appended to the record)."""
     content = world.content
     n = len(victims)
-    level = np.fromiter((s.level.level + s.level.remorts for s in victims), np.int64, n)
-    saving = np.fromiter((s.defense.saving_throw for s in victims), np.int64, n)
-    imm = np.fromiter((s.immunities.imm | s.gear_imm for s in victims), np.int64, n)
-    res = np.fromiter((s.immunities.res | s.gear_res for s in victims), np.int64, n)
-    vuln = np.fromiter((s.immunities.vuln | s.gear_vuln for s in victims), np.int64, n)
-    hp = np.fromiter((s.vitals.hp for s in victims), np.int64, n)
-    max_hp = np.fromiter((s.vitals.max_hp for s in victims), np.int64, n)
+    # every column in one pass over the sheets (a pass per column cost as much each)
+    columns = np.array([(s.level.level + s.level.remorts, s.defense.saving_throw,
+                         s.immunities.imm | s.gear_imm, s.immunities.res | s.gear_res,
+                         s.immunities.vuln | s.gear_vuln, s.vitals.hp, s.vitals.max_hp)
+                        for s in victims], dtype=np.int64).reshape(n, 7).T
+    level, saving, imm, res, vuln, hp, max_hp = columns
     damage_type = record.damage_type
     flags = record.flags
     # The saves (R-SAVE-10): thresholds in numpy, the rolls in queue order.
@@ -114,12 +113,13 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
         berserk = np.fromiter(("berserk" in s.affects.levels for s in victims), bool, n)
         immune, threshold, scale = save_thresholds_many(
             world, record.level, level, saving, berserk, imm, res, vuln, damage_type, flags)
+        # one draw per victim not immune, in queue order
+        rolls = np.zeros(n, dtype=np.int64)
+        drawn = ~immune
+        count = int(drawn.sum())
         rng = world.rng
-        if scale == 100:
-            rolls = [rng.percent() if not i else 0 for i in immune.tolist()]
-        else:
-            rolls = [rng.number_range(1, 1000) if not i else 0 for i in immune.tolist()]
-        saved = immune | (np.array(rolls, dtype=np.int64) < threshold)
+        rolls[drawn] = rng.percents(count) if scale == 100 else rng.numbers(1, 1000, count)
+        saved = immune | (rolls < threshold)
     # The damage before the protections: necrotic's bonus, then the save's halving.
     dam = np.full(n, record.roll, dtype=np.int64)
     if damage_type == "negative":

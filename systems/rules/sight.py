@@ -44,6 +44,7 @@ class View:
     x0: int
     y0: int
     seen: np.ndarray
+    whole: bool = False  # no wall or shut door in the window: every cell is seen
 
     def sees(self, cell: Cell) -> bool:
         """R-MIND-2: the cell lies in the field of view (within sight, not walled off)."""
@@ -79,7 +80,8 @@ def field_of_view(grid: Grid, eye: Cell, sight: int) -> View:
 
     x0, y0, x1, y1 = window(grid, eye, sight)
     if open_window(grid, eye, sight):
-        return View(grid.terrain_version, eye, sight, x0, y0, _all_seen((y1 - y0, x1 - x0)))
+        return View(grid.terrain_version, eye, sight, x0, y0, _all_seen((y1 - y0, x1 - x0)),
+                    whole=True)
     transparent = ((grid.terrain[y0:y1, x0:x1] != _WALL) & ~grid.shut[y0:y1, x0:x1])
     seen = tcod.map.compute_fov(transparent, (eye[1] - y0, eye[0] - x0), radius=0,
                                 light_walls=True,

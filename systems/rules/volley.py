@@ -38,12 +38,12 @@ the scalar path's for the same seed but is the same for every run of that seed.
 
 from __future__ import annotations
 
-import gc
 from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from affray.collector import collector_paused
 from affray.event_log import EventLog
 from affray.events import Damage, Defended, Immune, Miss
 from affray.systems.rules.blow import pay_movement, regained_move
@@ -445,14 +445,8 @@ class BlowEvents:
         a full one over the whole world; the tuples hold no cycles, and one young
         collection after the pause does the same work once."""
         if self._objects is None:
-            if not gc.isenabled():
+            with collector_paused():
                 self._objects = self._build()
-            else:
-                gc.disable()
-                try:
-                    self._objects = self._build()
-                finally:
-                    gc.enable()
         return self._objects
 
     def _build(self) -> list:

@@ -102,9 +102,20 @@ class MindView:
         order (rows are: `roster.py`)."""
         fov = self._fov
         height, width = fov.seen.shape
-        occupant = self._world.grid.occupant[fov.y0:fov.y0 + height, fov.x0:fov.x0 + width]
-        entities = occupant[fov.seen & (occupant != 0)]
-        rows = np.sort(self._world.roster.rows_of(entities))
+        roster = self._world.roster
+        count = roster.count
+        if fov.whole and count <= 2 * height * width:
+            # seen whole (sight.field_of_view): everyone living in the window, read
+            # from the roster's columns (fewer creatures than cells: the cheaper way)
+            x, y = roster.x[:count], roster.y[:count]
+            inside = (roster.alive[:count] & (x >= fov.x0) & (x < fov.x0 + width)
+                      & (y >= fov.y0) & (y < fov.y0 + height))
+            rows = np.flatnonzero(inside)
+        else:
+            occupant = self._world.grid.occupant[fov.y0:fov.y0 + height,
+                                                 fov.x0:fov.x0 + width]
+            entities = occupant[fov.seen & (occupant != 0)]
+            rows = np.sort(roster.rows_of(entities))
         return rows[rows != self._sheet.creature.slot]
 
     @cached_property
@@ -327,11 +338,19 @@ class MindView:
     # -- fights it sees (R-MIND-4) --------------------------------------------------------------
     def fights_of_allies(self) -> tuple[Seen, ...]:
         """The foes fighting, or fought by, a creature of its side, in a fight it sees
-        (it sees one of the two), in spawn order."""
+        (it sees one of the two), in spawn order. Only the world's fighters
+        (`World.fighting`) are looked at, not everyone it sees: a crowd marching to
+        battle has thousands in sight and no fight among them."""
         world = self._world
+        if not world.fighting:
+            return ()
+        roster = world.roster
+        fighters = roster.rows_of(np.fromiter(world.fighting, np.int64, len(world.fighting)))
+        seen = np.zeros(roster.count, dtype=bool)
+        seen[self._seen_rows] = True
         side = self.me.side
         found: dict[str, Seen] = {}
-        for other in self._seen_sheets:
+        for other in self._sheets_of(np.sort(fighters[seen[fighters]])):
             foe_id = other.combat.fighting
             if foe_id is None:
                 continue
