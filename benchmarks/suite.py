@@ -25,6 +25,7 @@ from .casts import spell_casts
 from .duels import duels
 from .grid import item_loss, relabel_after_freeze
 from .minds import minds_rows
+from .packing import packed_duels
 from .shapes import spell_shapes
 from .timing import Result, result_from, time_repeats
 from .view import view_versus_snapshot
@@ -267,6 +268,7 @@ BENCHMARKS: tuple[tuple[str, Benchmark], ...] = (
     ("melee blows", lambda content, plan: melee_blows(content, plan.blow_fighters,
                                                       plan.blow_rounds)),
     ("duels", duels),
+    ("packed duels", packed_duels),
     ("big battles", lambda content, plan: volley_rounds(content, plan.blow_fighters,
                                                         plan.blow_rounds)),
     ("spell shapes", lambda content, plan: spell_shapes(plan.shape_radii, plan.shape_calls,

@@ -446,15 +446,16 @@ def _check_columns(plan: Plan, command: str) -> None:
 def sweep(scenario: str | Path, vary: Mapping[str, Iterable[Any]], runs: int,
           seed: int = ..., workers: int = ..., executor: Executor | None = ..., *,
           backend: str = ..., scheduler: str | None = ..., chunk_size: int | None = ...,
-          progress: Progress | None = ..., collect: Literal["runs"] = ...) -> pa.Table: ...
+          progress: Progress | None = ..., collect: Literal["runs"] = ...,
+          pack: int | None = ...) -> pa.Table: ...
 
 
 @overload
 def sweep(scenario: str | Path, vary: Mapping[str, Iterable[Any]], runs: int,
           seed: int = ..., workers: int = ..., executor: Executor | None = ..., *,
           backend: str = ..., scheduler: str | None = ..., chunk_size: int | None = ...,
-          progress: Progress | None = ..., collect: Literal["creatures", "rounds"]
-          ) -> Tables: ...
+          progress: Progress | None = ..., collect: Literal["creatures", "rounds"],
+          pack: int | None = ...) -> Tables: ...
 
 
 @keeps_esper_world
@@ -462,7 +463,7 @@ def sweep(scenario: str | Path, vary: Mapping[str, Iterable[Any]], runs: int,
           seed: int = 0, workers: int = 1, executor: Executor | None = None, *,
           backend: str = "local", scheduler: str | None = None,
           chunk_size: int | None = None, progress: Progress | None = None,
-          collect: str = "runs") -> pa.Table | Tables:
+          collect: str = "runs", pack: int | None = None) -> pa.Table | Tables:
     """Run the cartesian grid of `vary`'s values, `runs` seeds at each point.
 
     `vary` maps dotted paths (module docstring) to lists of values, e.g.
@@ -479,11 +480,11 @@ def sweep(scenario: str | Path, vary: Mapping[str, Iterable[Any]], runs: int,
     path (it exists, is varied once, can be varied), each value list (not empty, no value
     twice, at most MAX_POINTS points in all), and every point's scenario, validated as
     the file would be. Workers, executor and backend as `batch`; the rows are the same
-    whichever.
+    whichever. `pack=K` packs each point's runs K to a World, as `batch` does.
     """
     pa = _pyarrow("sweep")
     checked = check_arguments(scenario, runs, seed, workers, executor, backend, scheduler,
-                              chunk_size, progress, collect, command="sweep")
+                              chunk_size, progress, collect, command="sweep", pack=pack)
     wanted = check_vary(vary)
     plan = grid(Scenario.read(scenario), wanted)
     points = len(plan.jobs)

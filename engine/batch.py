@@ -448,6 +448,13 @@ def run_chunk(job: BatchJob, runs: Sequence[tuple[int, int]], collect: str = "ru
     """One task: several (run, seed) pairs of one grid point, in order. Module level,
     so it pickles by name for a process pool or a Dask worker."""
     exit_seed = _test_exit_seed()
+    from affray.packing import PackedJob, run_packs
+
+    if isinstance(job, PackedJob):
+        if exit_seed is not None and any(seed == exit_seed for _, seed in runs):
+            _test_exit()
+        with _ONE_RUN_AT_A_TIME:
+            return run_packs(job, runs, collect)
     records = []
     for run, seed in runs:
         if seed == exit_seed:
@@ -509,13 +516,14 @@ class _Arguments:
     workers: int
     chunk_size: int | None
     collect: str = "runs"
+    pack: int | None = None  # K copies to a World (affray.packing), None: one per run
 
 
 def check_arguments(scenario: object, runs: object, seed: object = 0, workers: object = 1,
                     executor: object = None, backend: object = "local",
                     scheduler: object = None, chunk_size: object = None,
                     progress: object = None, collect: object = "runs",
-                    command: str = "batch") -> _Arguments:
+                    command: str = "batch", pack: object = None) -> _Arguments:
     """Check `batch`'s arguments (types, bounds, combinations) and return them as ints.
 
     Seeds are `seed .. seed + runs - 1`, each a World seed 0..2**63-1, so `seed + runs`
@@ -553,8 +561,11 @@ def check_arguments(scenario: object, runs: object, seed: object = 0, workers: o
     if not isinstance(collect, str) or collect not in COLLECT:
         raise UsageError(f"{command}: collect must be one of {', '.join(COLLECT)}, "
                          f"not {collect!r}")
+    from affray.packing import MAX_PACK
+
+    copies = None if pack is None else _whole("pack", pack, 1, MAX_PACK, command)
     return _Arguments(runs=count, seed=first, workers=processes, chunk_size=size,
-                      collect=collect)
+                      collect=collect, pack=copies)
 
 
 def _check_scheduler(scheduler: object, command: str = "batch") -> None:
@@ -597,12 +608,14 @@ class Task:
     """Runs `first .. first + count - 1` of grid point `point` (seed = the batch's seed
     + that run's index within its point), as one task.
 
-    `losses` counts the times it was lost running on its own (a worker died under it)."""
+    `losses` counts the times it was lost running on its own (a worker died under it);
+    `unit` is a packed batch's K: a task holds whole packs and splits into packs."""
 
     first: int
     count: int
     losses: int = 0
     point: int = 0
+    unit: int = 1
 
     def pairs(self, seed: int, per_point: int = 0) -> list[tuple[int, int]]:
         """(run, seed) pairs: the run is its row's number in the whole table."""
@@ -611,8 +624,10 @@ class Task:
                 for index in range(self.first, self.first + self.count)]
 
     def singles(self) -> list[Task]:
-        return [Task(index, 1, self.losses, self.point)
-                for index in range(self.first, self.first + self.count)]
+        """Its runs one by one (a packed batch's: pack by pack)."""
+        return [Task(index, min(self.unit, self.first + self.count - index), self.losses,
+                     self.point, self.unit)
+                for index in range(self.first, self.first + self.count, self.unit)]
 
 
 def task_size(runs: int, capacity: int) -> int:
@@ -621,11 +636,13 @@ def task_size(runs: int, capacity: int) -> int:
     return max(1, min(100, math.ceil(runs / (4 * max(1, capacity)))))
 
 
-def tasks(runs: int, size: int, points: int = 1) -> Iterator[Task]:
+def tasks(runs: int, size: int, points: int = 1, unit: int = 1) -> Iterator[Task]:
     """The batch's tasks, made as they are asked for: a billion runs cost nothing until
     they are submitted (at most a few per worker are in flight at once). A task holds
-    runs of one grid point only; points go in grid order."""
-    return (Task(first, min(size, runs - first), 0, point)
+    runs of one grid point only; points go in grid order. With `unit` (a packed batch's
+    K) a task is whole packs: `size` rounded up to a multiple of it."""
+    size = unit * math.ceil(size / unit)
+    return (Task(first, min(size, runs - first), 0, point, unit)
             for point in range(points) for first in range(0, runs, size))
 
 
@@ -825,21 +842,22 @@ class _Collector:
 def batch(scenario: str | Path, runs: int, seed: int = ..., workers: int = ...,
           executor: Executor | None = ..., *, backend: str = ..., scheduler: str | None = ...,
           chunk_size: int | None = ..., progress: Progress | None = ...,
-          collect: Literal["runs"] = ...) -> pa.Table: ...
+          collect: Literal["runs"] = ..., pack: int | None = ...) -> pa.Table: ...
 
 
 @overload
 def batch(scenario: str | Path, runs: int, seed: int = ..., workers: int = ...,
           executor: Executor | None = ..., *, backend: str = ..., scheduler: str | None = ...,
           chunk_size: int | None = ..., progress: Progress | None = ...,
-          collect: Literal["creatures", "rounds"]) -> Tables: ...
+          collect: Literal["creatures", "rounds"], pack: int | None = ...) -> Tables: ...
 
 
 @keeps_esper_world
 def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
           executor: Executor | None = None, *, backend: str = "local",
           scheduler: str | None = None, chunk_size: int | None = None,
-          progress: Progress | None = None, collect: str = "runs") -> pa.Table | Tables:
+          progress: Progress | None = None, collect: str = "runs",
+          pack: int | None = None) -> pa.Table | Tables:
     """Run `runs` seeds (`seed, seed+1, ...`) of a scenario; one pyarrow row per run.
 
     The run table's columns: `run`, `seed`, `pulses` (the pulse the run ended at: the
@@ -863,6 +881,14 @@ def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
     when `workers` is 1). The rows are the same whichever: each run depends on its seed
     only. `progress(done, total)` is called as tasks finish.
 
+    `pack=K` runs K copies of the scenario side by side in one World, walled apart, so
+    their rounds are vectorised together (`affray.packing`, for throughput): each copy
+    is a row of its own. A pack's World is seeded with its first run's seed, so a row
+    is not its seed's unpacked row (except at K = 1) but has the same distribution;
+    rows are the same for any workers or executor at the same K, and tasks (and
+    `chunk_size`) are whole packs. A scenario that cannot be packed, or K copies past a
+    bound of `world.limits`, is a UsageError before any work.
+
     Arguments are checked first (`check_arguments`): a UsageError before any work. Tasks
     are submitted as workers free up, a few per worker in flight. A task lost with its
     worker (a process pool broken by a killed worker, Dask's KilledWorker) is run again
@@ -872,7 +898,7 @@ def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
     """
     pa = _pyarrow()
     checked = check_arguments(scenario, runs, seed, workers, executor, backend, scheduler,
-                              chunk_size, progress, collect)
+                              chunk_size, progress, collect, pack=pack)
     path, text = read_scenario(scenario)
     from affray.scenario import parse_scenario
 
@@ -889,6 +915,10 @@ def run_plan(plan: Plan, checked: _Arguments, *, executor: Executor | None = Non
     """Run every point of a plan, `checked.runs` seeds each, on the executor, Dask or
     process pool `batch` describes; the tables in run order (point by point)."""
     pa = pa or _pyarrow()
+    if checked.pack is not None:  # K copies to a World (affray.packing)
+        from affray.packing import pack_plan
+
+        plan = pack_plan(plan, checked.pack, checked.runs)
     collector = _Collector(plan, checked, progress, pa)
     work = _Work(plan, checked.seed, checked.runs, checked.collect)
     total = len(plan.jobs) * checked.runs
@@ -899,7 +929,7 @@ def run_plan(plan: Plan, checked: _Arguments, *, executor: Executor | None = Non
         _on_dask(work, checked, collector, scheduler)
     elif checked.workers == 1:
         size = checked.chunk_size or task_size(total, 1)
-        for task in tasks(checked.runs, size, len(plan.jobs)):
+        for task in tasks(checked.runs, size, len(plan.jobs), checked.pack or 1):
             collector.keep(task, run_chunk(plan.jobs[task.point],
                                            task.pairs(checked.seed, checked.runs),
                                            checked.collect))
@@ -986,6 +1016,7 @@ def _on_pool(work: _Work, checked: _Arguments, rows: _Collector) -> None:
     points = len(work.plan.jobs)
     size = min(checked.chunk_size or task_size(points * checked.runs, checked.workers),
                max(1, checked.runs))
+    size = min((checked.pack or 1) * math.ceil(size / (checked.pack or 1)), max(1, checked.runs))
     processes = max(1, min(checked.workers, points * math.ceil(checked.runs / size)))
 
     def fresh() -> Executor:
@@ -1014,7 +1045,7 @@ def _on_executor(executor: Executor | None, work: _Work, checked: _Arguments,
     current: Executor = fresh() if executor is None else executor
     points = len(work.plan.jobs)
     size = checked.chunk_size or task_size(points * checked.runs, capacity)
-    source = tasks(checked.runs, size, points)
+    source = tasks(checked.runs, size, points, checked.pack or 1)
     suspects: deque[Task] = deque()
     retry: deque[Task] = deque()  # not yet run: its submit found the executor broken
     in_flight: dict[Future[list[Record]], tuple[Task, bool]] = {}
@@ -1082,10 +1113,10 @@ def _settle(future: Future[list[Record]], task: Task, alone: bool, rows: _Collec
             raise  # not a lost worker but a fault that every task would meet
         if not alone:
             suspects.append(task)
-        elif task.count > 1:
+        elif task.count > task.unit:
             suspects.extendleft(reversed(task.singles()))
         else:
-            again = Task(task.first, 1, task.losses + 1, task.point)
+            again = Task(task.first, task.count, task.losses + 1, task.point, task.unit)
             if again.losses >= LOST_RUN_ATTEMPTS:
                 rows.lost(again, error)
             else:

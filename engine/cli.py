@@ -62,6 +62,20 @@ def _chunk(text: str) -> int:
     return _whole(text, 1, MAX_CHUNK_SIZE)
 
 
+def _pack(text: str) -> int:
+    """An argparse type: copies of the scenario to a World, 1..affray.packing.MAX_PACK."""
+    from affray.packing import MAX_PACK
+
+    return _whole(text, 1, MAX_PACK)
+
+
+def _pack_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--pack", type=_pack, default=None, metavar="K",
+                         help="run K copies of the scenario side by side in one world, "
+                              "walled apart, for throughput (each copy its own row; "
+                              "docs/api.md)")
+
+
 def _vary(text: str) -> tuple[str, list[object]]:
     """An argparse type: `--vary PATH=V1,V2,...` or `PATH=LO:HI[:STEP]`."""
     from affray.balancing import parse_vary_option
@@ -196,6 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--out", default=None, help="write the rows: results.parquet or .csv "
                        "(the creature table beside it: results.creatures.parquet)")
     _collect_option(batch)
+    _pack_option(batch)
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
     batch.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -213,6 +228,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--out", default=None, help="write the rows: results.parquet or .csv "
                        "(the creature table beside it: results.creatures.parquet)")
     _collect_option(sweep)
+    _pack_option(sweep)
     sweep.add_argument("--json", action="store_true", help="print the summary as JSON")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -552,7 +568,7 @@ def _progress_bar(args: argparse.Namespace, label: str, total: int | None
 def _run_options_of(args: argparse.Namespace) -> dict[str, object]:
     return {"seed": args.seed, "workers": args.workers, "backend": args.backend,
             "scheduler": args.scheduler, "chunk_size": getattr(args, "chunk_size", None),
-            "collect": args.collect}
+            "collect": args.collect, "pack": getattr(args, "pack", None)}
 
 
 def _batch(args: argparse.Namespace) -> int:
