@@ -7,7 +7,8 @@ by wall cells (one row or column of wall between two tiles), so their rounds go 
 the vectorised round together (systems/rules/volley.py) and the World is built once
 for K runs. Each copy's row comes out as its own run.
 
-Why nothing crosses a wall column (docs/decisions-packed.md, with the rule IDs):
+Why nothing crosses a wall column (docs/decisions.md, "Copies are tiles walled apart",
+with the rule IDs):
 
 - movement and paths: a wall is never stood on or walked through (R-GRID-1);
 - sight and minds: a wall blocks sight (R-GRID-1), a mind sees and picks foes only in
@@ -325,7 +326,7 @@ def run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str = "ru
 
 def build_pack(job: PackedJob, copies: int, seed: int) -> World:
     """The World of a pack of `copies` copies (at most K), seeded with `seed` (the
-    pack's first run's: docs/decisions-packed.md)."""
+    pack's first run's: docs/decisions.md, "A pack's seed is its first run's seed")."""
     return job.blueprint_for(copies).build(seed)
 
 
