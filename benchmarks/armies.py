@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from affray.armies import army
-from affray.content_loader import Content
-from affray.scenario import load_scenario
+from affray.data.armies import army
+from affray.data.content_loader import Content
+from affray.data.scenario import load_scenario
 
 from .timing import Result, result_from
 

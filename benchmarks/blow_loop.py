@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from affray.content_loader import default_content
+from affray.data.content_loader import default_content
 from affray.systems.rules.blow import one_hit
 
 from .blows import fighting_pairs

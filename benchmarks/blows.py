@@ -16,14 +16,14 @@ import time
 
 import numpy as np
 
-from affray.content_loader import Content
-from affray.creatures import resolve
-from affray.defs import ArmorBlock, CreatureFields, StatBlock
-from affray.grid import Grid, Terrain
+from affray.core.grid import Grid, Terrain
+from affray.core.world import World
+from affray.data.content_loader import Content
+from affray.data.creatures import resolve
+from affray.data.defs import ArmorBlock, CreatureFields, StatBlock
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.immunity import WEAPON
-from affray.world import World
 
 from .timing import Result, result_from
 

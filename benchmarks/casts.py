@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 import affray
-from affray.scenario import build_world, parse_scenario
+from affray.data.scenario import build_world, parse_scenario
 
 from .timing import Result, result_from
 

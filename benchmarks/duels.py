@@ -16,10 +16,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from affray.batch import _context, batch, prepare, run_one
-from affray.content_loader import Content
-from affray.scenario import build_world, builtin_scenario, parse_scenario
-from affray.world import World
+from affray.core.world import World
+from affray.data.content_loader import Content
+from affray.data.scenario import build_world, builtin_scenario, parse_scenario
+from affray.runners.batch import _context, batch, prepare, run_one
 
 from .timing import Result, importable, result_from, skipped, time_repeats
 

@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.creatures import resolve
-from affray.grid import Grid, Terrain
+from affray.core.grid import Grid, Terrain
+from affray.core.world import World
+from affray.data.creatures import resolve
 from affray.systems.floor_loss import FloorItemLossSystem, floor_index
 from affray.systems.rules.casting import CastRecord
 from affray.systems.terrain import relabel_water
-from affray.world import World
 
 from .timing import Result, result_from
 from .worlds import CREATURE, water_terrain
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
+    from affray.data.content_loader import Content
 
 
 def relabel_after_freeze(content: Content, sides: tuple[int, ...], repeats: int) -> list[Result]:

@@ -23,14 +23,14 @@ import msgspec
 import numpy as np
 import tcod.path
 
-from affray.content_loader import Content
-from affray.creatures import resolve
-from affray.defs import CreatureFields
-from affray.grid import Grid, Terrain
+from affray.core.grid import Grid, Terrain
+from affray.core.world import World
+from affray.data.content_loader import Content
+from affray.data.creatures import resolve
+from affray.data.defs import CreatureFields
 from affray.systems.rules import walking
 from affray.systems.rules.minds.traits import decide
 from affray.systems.rules.minds.view import MindView
-from affray.world import World
 
 from .timing import Result, result_from
 

@@ -1,4 +1,4 @@
-"""Packed duels (`batch(..., pack=K)`, affray.packing): duels per second unpacked and
+"""Packed duels (`batch(..., pack=K)`, affray.runners.packing): duels per second unpacked and
 packed 1,000 to a World in one run, a pack's parts apart, and 1 -> 2 workers both ways.
 
 Every figure is the whole of `batch` (tables included) on the standard duel, and each
@@ -20,9 +20,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from affray.batch import _context, batch, prepare, task_size
-from affray.content_loader import Content
-from affray.scenario import builtin_scenario
+from affray.data.content_loader import Content
+from affray.data.scenario import builtin_scenario
+from affray.runners.batch import _context, batch, prepare, task_size
 
 from .timing import Result, importable, result_from, skipped
 
@@ -89,7 +89,7 @@ def rates(sizes: PackPlan) -> list[Result]:
 def pack_parts(sizes: PackPlan) -> list[Result]:
     """A pack's parts, CPU microseconds a duel: build the pack's World from its
     Blueprint, play it (the rounds, vectorised), and its rows (the log read once)."""
-    from affray.packing import _Copy, _records, build_pack, pack_job, play_pack
+    from affray.runners.packing import _Copy, _records, build_pack, pack_job, play_pack
 
     job = pack_job(prepare(builtin_scenario("duel")), sizes.pack)
     parts: dict[str, list[float]] = {"build": [], "play": [], "tables": []}
@@ -117,7 +117,7 @@ def pack_parts(sizes: PackPlan) -> list[Result]:
 
 def workers(sizes: PackPlan) -> list[Result]:
     """1 -> 2 workers, unpacked (cold pool and warm pool) and packed (warm pool)."""
-    from affray.packing import pack_job
+    from affray.runners.packing import pack_job
 
     duel = builtin_scenario("duel")
     plain_job = prepare(duel)
@@ -203,7 +203,7 @@ if __name__ == "__main__":  # pragma: no cover - a tool
 
     from rich.console import Console
 
-    from affray.content_loader import default_content
+    from affray.data.content_loader import default_content
 
     from .runner import render
     from .suite import FULL, QUICK

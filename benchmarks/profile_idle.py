@@ -13,8 +13,8 @@ import cProfile
 import io
 import pstats
 
-from affray.content_loader import default_content
-from affray.grid import Terrain
+from affray.core.grid import Terrain
+from affray.data.content_loader import default_content
 
 from .worlds import open_floor, open_floor_side, populate, spread_cells
 

@@ -59,7 +59,7 @@ def render(rows: list[Result], machine: dict[str, object], title: str) -> Table:
 
 def main(quick: bool = False, out: str = "bench-results.json") -> int:
     """Run every benchmark (smaller sizes when `quick`), print the table, write `out`."""
-    from affray.content_loader import default_content
+    from affray.data.content_loader import default_content
 
     console = Console()
     if not console.is_terminal:  # logs and pipes: rich would wrap the table at 80 columns

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from affray.grid import Grid, Terrain
+from affray.core.grid import Grid, Terrain
 from affray.systems.rules.shapes import line_of_effect, resolve_shape
 
 from .timing import Result, result_from

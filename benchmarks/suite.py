@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from affray.content_loader import Content
-from affray.creatures import Copier, resolve
-from affray.grid import Grid, Terrain
-from affray.scenario import build_world, parse_scenario
-from affray.world import World
+from affray.core.grid import Grid, Terrain
+from affray.core.world import World
+from affray.data.content_loader import Content
+from affray.data.creatures import Copier, resolve
+from affray.data.scenario import build_world, parse_scenario
 
 from .armies import army_rows
 from .blows import melee_blows

@@ -2,7 +2,7 @@
 
 One row: 2,000 idle creatures on an open floor, 10 of them wounded by scripted damage
 before each frame (each a `damage` event), then `view()`. The view builds again only the
-10 records the events name (affray.view); the snapshot builds all 2,000 and the map. The
+10 records the events name (affray.display.view); the snapshot builds all 2,000 and the map. The
 row's ratio is the snapshot's cost over the view's (how many times cheaper the view
 is), measured on the same world.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from affray.content_loader import Content
-from affray.grid import Terrain
+from affray.core.grid import Terrain
+from affray.data.content_loader import Content
 
 from .timing import Result, result_from, time_repeats
 from .worlds import open_floor, open_floor_side, populate, spread_cells

@@ -10,7 +10,7 @@ Rows, in one run so the machine's load is shared:
   array: the floor a Python engine can reach, which the vectorised round is measured
   against (target: within 30x);
 - the same vectorised round with its events read (built into objects: the log keeps a
-  vectorised round's events as columns until read, engine/event_log.py), what a game
+  vectorised round's events as columns until read, engine/core/event_log.py), what a game
   that renders every event pays; the scalar row is compared with this one;
 - the crossover: the smallest fighter count at which the vectorised round beats the
   scalar one (the vectorised path forced on from 2 fighters), the figure behind
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from affray.content_loader import Content
+from affray.data.content_loader import Content
 
 from .blows import fighting_pairs
 from .timing import Result, result_from
@@ -33,7 +33,7 @@ def round_times(content: Content, fighters: int, mode: str, rounds: int,
                 read: bool = False) -> tuple[list[float], int]:
     """Seconds per round pulse (World.tick) and blows per round, over `rounds` rounds;
     `read`: the round's events read too (a vectorised round's are built when read:
-    engine/event_log.py), as a game that renders each of them does."""
+    engine/core/event_log.py), as a game that renders each of them does."""
     world = fighting_pairs(content, fighters, seed=4)
     try:
         world.vectorise = mode

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from affray.content_loader import Content
-from affray.creatures import resolve
-from affray.defs import CreatureFields
-from affray.grid import Grid, Terrain
-from affray.world import World
+from affray.core.grid import Grid, Terrain
+from affray.core.world import World
+from affray.data.content_loader import Content
+from affray.data.creatures import resolve
+from affray.data.defs import CreatureFields
 
 # One entry for every benchmark creature: a plain level-10 fighter with 50 hp.
 CREATURE = CreatureFields(level=10, hp=50)

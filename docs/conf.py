@@ -65,7 +65,7 @@ autodoc_preserve_defaults = True
 python_maximum_signature_line_length = 110
 add_module_names = False
 # A signature's annotation names a class by its short name; where two modules define one
-# of that name (`affray.actions.Cast`, the action, and `affray.events.Cast`, its event),
+# of that name (`affray.core.actions.Cast`, the action, and `affray.core.events.Cast`, its event),
 # Sphinx warns that the link is ambiguous and takes the first. That is the only warning
 # of this type ("more than one target found"); every other warning stays an error.
 suppress_warnings = ["ref.python"]

@@ -13,12 +13,8 @@ docs/balancing.md), the actions `Attack`, `Cast`, `Move`, and the errors `Affray
 `VictimDeath`, the signal a killing `World.damage` raises (SPEC R-DMG-2).
 """
 
-from affray.actions import Attack, Cast, Close, Flee, Move, Open
-from affray.armies import army
-from affray.balancing import balance, sweep
-from affray.batch import Tables, batch
-from affray.content_loader import Content, default_content, load_content
-from affray.errors import (
+from affray.core.actions import Attack, Cast, Close, Flee, Move, Open
+from affray.core.errors import (
     ActionError,
     AffrayError,
     ClosedWorldError,
@@ -29,11 +25,15 @@ from affray.errors import (
     UnknownCreatureError,
     UsageError,
 )
-from affray.save import load_world
-from affray.scenario import builtin_scenario, load_scenario
+from affray.core.world import World, register_system, registered_systems, unregister_system
+from affray.data.armies import army
+from affray.data.content_loader import Content, default_content, load_content
+from affray.data.save import load_world
+from affray.data.scenario import builtin_scenario, load_scenario
+from affray.runners.balancing import balance, sweep
+from affray.runners.batch import Tables, batch
 from affray.systems.rules.hit import VictimDeath
 from affray.systems.rules.minds import register_mind, registered_minds, unregister_mind
-from affray.world import World, register_system, registered_systems, unregister_system
 
 __version__ = "0.1.0"
 

@@ -5,7 +5,7 @@ Exit status: 0 on success, 1 on a content, scenario, action or save error (one m
 on stderr naming the file and field, never a traceback), 2 on usage errors (argparse:
 a bad number, an option without the one it needs).
 
-Files are checked before any work (`affray.files`): what a command reads must be a
+Files are checked before any work (`affray.data.files`): what a command reads must be a
 regular file (never a FIFO or a device; scenario and content files at most 16 MiB),
 and what it writes must have a folder to go to, not be a folder, be writable and not be
 one of its inputs. A write that fails anyway at the end (a full disk) is a message and
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from affray.errors import AffrayError, ScenarioError, UsageError
+from affray.core.errors import AffrayError, ScenarioError, UsageError
 
 MAX_COUNT = 2**63 - 1  # a seed, a pulse count: what the engine's int64 clock holds
 
@@ -50,21 +50,21 @@ def _positive(text: str) -> int:
 
 def _workers(text: str) -> int:
     """An argparse type: a worker count, 1..affray.batch.MAX_WORKERS."""
-    from affray.batch import MAX_WORKERS
+    from affray.runners.batch import MAX_WORKERS
 
     return _whole(text, 1, MAX_WORKERS)
 
 
 def _chunk(text: str) -> int:
     """An argparse type: runs per task, 1..affray.batch.MAX_CHUNK_SIZE."""
-    from affray.batch import MAX_CHUNK_SIZE
+    from affray.runners.batch import MAX_CHUNK_SIZE
 
     return _whole(text, 1, MAX_CHUNK_SIZE)
 
 
 def _pack(text: str) -> int:
     """An argparse type: copies of the scenario to a World, 1..affray.packing.MAX_PACK."""
-    from affray.packing import MAX_PACK
+    from affray.runners.packing import MAX_PACK
 
     return _whole(text, 1, MAX_PACK)
 
@@ -78,7 +78,7 @@ def _pack_option(command: argparse.ArgumentParser) -> None:
 
 def _vary(text: str) -> tuple[str, list[object]]:
     """An argparse type: `--vary PATH=V1,V2,...` or `PATH=LO:HI[:STEP]`."""
-    from affray.balancing import parse_vary_option
+    from affray.runners.balancing import parse_vary_option
 
     try:
         return parse_vary_option(text)
@@ -88,7 +88,7 @@ def _vary(text: str) -> tuple[str, list[object]]:
 
 def _vary_range(text: str) -> tuple[str, list[object]]:
     """An argparse type: the solver's `--vary PATH=LO:HI`, whole numbers."""
-    from affray.balancing import parse_vary_option
+    from affray.runners.balancing import parse_vary_option
 
     try:
         return parse_vary_option(text, "balance", ranges_only=True)
@@ -123,7 +123,7 @@ def _confidence(text: str) -> float:
 
 def _step_runs(text: str) -> int:
     """An argparse type: the solver's runs at a value, 1..MAX_BALANCE_RUNS."""
-    from affray.balancing import MAX_BALANCE_RUNS
+    from affray.runners.balancing import MAX_BALANCE_RUNS
 
     return _whole(text, 1, MAX_BALANCE_RUNS)
 
@@ -264,9 +264,9 @@ def _run(path: str, seed: int | None, as_json: bool, pulses: int | None,
          until: str | None = None, quiet: bool = False) -> int:
     """`affray run`: a scenario from its start, or a save from where it was saved (to
     the end its scenario set, as `load_world(path).run()`)."""
-    from affray.render import open_world
-    from affray.summary import print_summary, run_footer, run_with_progress, summarize
-    from affray.text import render_log
+    from affray.display.render import open_world
+    from affray.display.summary import print_summary, run_footer, run_with_progress, summarize
+    from affray.display.text import render_log
 
     world = open_world(path, seed)
     try:
@@ -309,9 +309,9 @@ def _check(paths: Sequence[str]) -> int:
     """Each path is a scenario or a content file, told apart by its keys exactly as
     `run` tells them (`scenario.file_kind`), so `check` and `run` never disagree. A
     folder stands for every .toml file in it and its subfolders; each is printed."""
-    from affray.content_loader import check_file, parse_toml, read_source
-    from affray.files import input_file
-    from affray.scenario import file_kind, load_scenario
+    from affray.data.content_loader import check_file, parse_toml, read_source
+    from affray.data.files import input_file
+    from affray.data.scenario import file_kind, load_scenario
 
     failures = 0
     files = []
@@ -333,7 +333,7 @@ def _check(paths: Sequence[str]) -> int:
             else:
                 check_file(path)
             print(f"{path}: ok ({kind})")
-            for line in lines:  # what each creature's level implies (affray.levels)
+            for line in lines:  # what each creature's level implies (affray.data.levels)
                 print(f"  {line}")
         except AffrayError as error:
             print(str(error), file=sys.stderr)
@@ -342,7 +342,7 @@ def _check(paths: Sequence[str]) -> int:
 
 
 def _render(path: str, png: str | None, pulse: int | None, seed: int | None) -> int:
-    from affray.render import open_world, render_ascii, render_png, run_to_end_of
+    from affray.display.render import open_world, render_ascii, render_png, run_to_end_of
 
     world = open_world(path, seed)
     try:
@@ -362,12 +362,12 @@ def _render(path: str, png: str | None, pulse: int | None, seed: int | None) -> 
 
 
 def _level_lines(path: str, world: Any) -> list[str]:
-    """What each creature's level implies (`affray.levels.scenario_lines`) in a scenario
+    """What each creature's level implies (`affray.data.levels.scenario_lines`) in a scenario
     file, over the world's layered content; none for a save (its creatures keep the
     numbers they were saved with)."""
-    from affray.content_loader import read_source
-    from affray.levels import scenario_lines
-    from affray.scenario import parse_scenario
+    from affray.data.content_loader import read_source
+    from affray.data.levels import scenario_lines
+    from affray.data.scenario import parse_scenario
 
     with open(path, "rb") as handle:
         if handle.read(32).lstrip().startswith(b"{"):  # a save's header (`open_world`)
@@ -378,8 +378,8 @@ def _level_lines(path: str, world: Any) -> list[str]:
 
 def _replay(path: str, out: str, seed: int | None, pulses: int | None,
             until: str | None = None) -> int:
-    from affray.render import open_world
-    from affray.replay import describe_page
+    from affray.display.render import open_world
+    from affray.display.replay import describe_page
 
     world = open_world(path, seed)
     try:
@@ -393,9 +393,9 @@ def _replay(path: str, out: str, seed: int | None, pulses: int | None,
 def _schedule() -> int:
     import numpy as np
 
-    from affray.content_loader import default_content
-    from affray.grid import Grid
-    from affray.world import World
+    from affray.core.grid import Grid
+    from affray.core.world import World
+    from affray.data.content_loader import default_content
 
     with World(default_content(), Grid(np.zeros((1, 1), dtype=np.uint8))) as world:
         print(world.schedule)
@@ -416,13 +416,13 @@ OUTPUTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 
 def _output(args: argparse.Namespace) -> str | None:
     """The file the command will write, if any: a PNG's name gets `.png` when it has
-    none (`affray.render.png_path`: `--png picture` writes picture.png)."""
+    none (`affray.display.render.png_path`: `--png picture` writes picture.png)."""
     if args.command not in OUTPUTS:
         return None
     target: str | None = getattr(args, OUTPUTS[args.command][0])
     if target is None or args.command not in ("render", "report") or not target:
         return target
-    from affray.render import png_path
+    from affray.display.render import png_path
 
     return str(png_path(target))
 
@@ -459,7 +459,7 @@ def _check_files(args: argparse.Namespace) -> None:
     """The command's input is a regular file (scenario and content files within the
     size limit) and its output can be written and is not that input: else an error now,
     before a run, a batch or the benchmark suite spends minutes."""
-    from affray.files import MAX_SOURCE_BYTES, input_file, output_file
+    from affray.data.files import MAX_SOURCE_BYTES, input_file, output_file
 
     source: str | None = None
     if args.command in ("run", "render", "replay"):
@@ -481,7 +481,7 @@ def _check_files(args: argparse.Namespace) -> None:
         raise UsageError(f"{target}: is the command's input: {what} would overwrite it")
     output_file(target, what, suffixes)
     if args.command in ("batch", "sweep"):  # the creature and rounds tables beside it
-        from affray.report import outputs
+        from affray.display.report import outputs
 
         for beside, kind in zip(outputs(target, args.collect)[1:], ("creature", "rounds"),
                                 strict=False):
@@ -495,7 +495,7 @@ def _builtin_or_path(given: str) -> str:
 
     if os.path.exists(given) or os.sep in given or "." in given:
         return given
-    from affray.scenario import builtin_scenario
+    from affray.data.scenario import builtin_scenario
 
     try:
         return str(builtin_scenario(given))
@@ -504,7 +504,7 @@ def _builtin_or_path(given: str) -> str:
 
 
 def _is_save(path: str) -> bool:
-    """A save starts with its JSON header (`affray.render.open_world` tells the same)."""
+    """A save starts with its JSON header (`affray.display.render.open_world` tells the same)."""
     with open(path, "rb") as handle:
         return handle.read(32).lstrip().startswith(b"{")
 
@@ -579,7 +579,7 @@ def _batch(args: argparse.Namespace) -> int:
     lost."""
     from pathlib import Path
 
-    from affray.batch import batch
+    from affray.runners.batch import batch
 
     with _progress_bar(args, f"batch {Path(args.scenario).name}", args.runs) as progress:
         results = batch(args.scenario, args.runs, progress=progress,  # type: ignore[call-overload]
@@ -593,7 +593,7 @@ def _sweep(args: argparse.Namespace) -> int:
     then as `batch`: the tables to --out, the wins by side at each point printed."""
     from pathlib import Path
 
-    from affray.balancing import sweep
+    from affray.runners.balancing import sweep
 
     vary = dict(args.vary)
     with _progress_bar(args, f"sweep {Path(args.scenario).name}", None) as progress:
@@ -622,8 +622,8 @@ def _write_rows(results: object, out: str | None) -> tuple[str | None, str | Non
     import tempfile
     from pathlib import Path
 
-    from affray.files import writing
-    from affray.report import runs_of, sibling, write_table, write_tables
+    from affray.data.files import writing
+    from affray.display.report import runs_of, sibling, write_table, write_tables
 
     if out is None:
         return None, None
@@ -651,7 +651,7 @@ def _print_batch(args: argparse.Namespace, results: object, written: str | None,
                  title: str) -> None:
     from rich.console import Console
 
-    from affray.report import render, summarize
+    from affray.display.report import render, summarize
 
     summary = summarize(results)
     if args.json:
@@ -674,8 +674,8 @@ def _balance(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from affray.balancing import balance
-    from affray.report import balance_line, render_balance
+    from affray.display.report import balance_line, render_balance
+    from affray.runners.balancing import balance
 
     path, (low, high) = args.vary
     with _progress_line(args, f"balance {Path(args.scenario).name}") as progress:
@@ -733,8 +733,8 @@ def _report(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from affray.files import writing
-    from affray.report import plot, read_tables, render, summarize
+    from affray.data.files import writing
+    from affray.display.report import plot, read_tables, render, summarize
 
     results = read_tables(args.results)
     summary = summarize(results)
@@ -791,7 +791,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "replay":
             return _replay(args.scenario, args.out, args.seed, args.pulses, args.until)
         if args.command == "demo":
-            from affray.scenario import builtin_scenario
+            from affray.data.scenario import builtin_scenario
 
             return _run(str(builtin_scenario("demo")), args.seed, args.json, None,
                         quiet=args.quiet)

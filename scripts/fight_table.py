@@ -15,7 +15,7 @@ so rerun it after retuning content/fight.toml.
 from __future__ import annotations
 
 import affray
-from affray.scenario import build_world, parse_scenario
+from affray.data.scenario import build_world, parse_scenario
 from affray.systems.rules import tohit
 from affray.systems.rules.protections import armor_reduction
 

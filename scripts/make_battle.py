@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from affray.armies import BATTLE_PER_SIDE, army
+from affray.data.armies import BATTLE_PER_SIDE, army
 
 TARGET = Path(__file__).resolve().parent.parent / "content" / "scenarios" / "battle.toml"
 

@@ -2,8 +2,8 @@
 # Mutation testing of one rule module (mutmut 2.x, the dev extra), in a copy of the tree.
 #
 #   scripts/mutate.sh protections            # or tohit, defence, lag, stun, immunity, blow, damage,
-#                                            # rng (engine/rng.py), arith (engine/arith.py),
-#                                            # event_log (engine/event_log.py), skills
+#                                            # rng (engine/core/rng.py), arith (engine/core/arith.py),
+#                                            # event_log (engine/core/event_log.py), skills
 #   scripts/mutate.sh protections results    # list the surviving mutants afterwards
 #   scripts/mutate.sh protections show 17    # one mutant's diff
 #   MUTATE_REFRESH=1 scripts/mutate.sh stun  # after new commits: refresh the copy, keep
@@ -35,9 +35,9 @@ declare -A tests=(
 )
 # Modules outside systems/rules/ (default: systems/rules/MODULE.py).
 declare -A paths=(
-  [rng]="engine/rng.py"
-  [arith]="engine/arith.py"
-  [event_log]="engine/event_log.py"
+  [rng]="engine/core/rng.py"
+  [arith]="engine/core/arith.py"
+  [event_log]="engine/core/event_log.py"
 )
 [[ -n "${tests[$module]:-}" ]] || { echo "unknown module $module" >&2; exit 2; }
 if [[ ! -d "$dir/_pkg" || -n "${MUTATE_REFRESH:-}" ]]; then

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.collector import collector_paused
-from affray.grid import Terrain
+from affray.core.collector import collector_paused
+from affray.core.grid import Terrain
 from affray.systems.base import System
 from affray.systems.rules.flood import bulk_ready, strike_many
 from affray.systems.rules.magic import strike
@@ -43,9 +43,9 @@ from affray.systems.rules.shapes import line_of_effect
 from affray.systems.terrain import body_members
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.casting import CastRecord
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 _WATER = int(Terrain.WATER)
 # R-ELEC-1: only these shapes arc; a burst or a cone floods water (R-ELEC-3) and no more.

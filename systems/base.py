@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 import esper
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 
 class System(esper.Processor):

@@ -27,17 +27,17 @@ from typing import TYPE_CHECKING, Any
 import esper
 
 from affray.components import Chest, Door, Fire, Ice, Position, Spawn
-from affray.events import ChestBroken, DoorBroken, FellIn, FireChanged, Pushed, TerrainChanged
-from affray.grid import TERRAIN_NAMES, Terrain
+from affray.core.events import ChestBroken, DoorBroken, FellIn, FireChanged, Pushed, TerrainChanged
+from affray.core.grid import TERRAIN_NAMES, Terrain
 from affray.systems.base import System
 from affray.systems.rules.lag import raise_lag
 from affray.systems.rules.shapes import sign
 from affray.systems.rules.statuses import end_status
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.casting import CastRecord
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 Cell = tuple[int, int]
 

@@ -26,15 +26,15 @@ import esper
 import numpy as np
 
 from affray.components import ItemStack, Position, Spawn
-from affray.events import ItemLost
+from affray.core.events import ItemLost
 from affray.systems.base import System
 from affray.systems.burst import spilled_stacks
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
-    from affray.defs import FloorLossDef
+    from affray.core.world import World
+    from affray.data.content_loader import Content
+    from affray.data.defs import FloorLossDef
     from affray.systems.rules.casting import CastRecord
-    from affray.world import World
 
 EXPOSING_VIAS = ("mana", "scroll", "wand", "breath")  # R-LOSS-1; a trap ruins nothing
 

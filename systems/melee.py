@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from affray.errors import HookError
+from affray.core.errors import HookError
 from affray.systems.base import System
 from affray.systems.rules import volley
 from affray.systems.rules.blow import one_hit
@@ -44,8 +44,8 @@ from affray.systems.rules.tohit import POSITION_RANK, RESTING
 from affray.systems.stun import next_round
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 # Extra attacks: (skill, divisor) - the source's next_attack coefficients.
 PLAYER_EXTRA = (("second_attack", 2), ("third_attack", 3), ("fourth_attack", 3),

@@ -31,7 +31,7 @@ from affray.systems.rules.actions import dispatch_ready
 from affray.systems.rules.statuses import next_status_pulse, tick_statuses
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 
 def next_action_pulse(world: World) -> int | None:

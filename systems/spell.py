@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.actions import Casting
-from affray.dice import dice_of
-from affray.events import Cast, CastFailed, Refused
-from affray.grid import chebyshev
+from affray.core.actions import Casting
+from affray.core.dice import dice_of
+from affray.core.events import Cast, CastFailed, Refused
+from affray.core.grid import chebyshev
 from affray.systems.base import System
 from affray.systems.rules.casting import CastRecord
 from affray.systems.rules.magic import prepare, strike
@@ -36,8 +36,8 @@ from affray.systems.rules.spell_level import cast_level
 from affray.systems.rules.tohit import POSITION_RANK
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 CRITICAL_SHAPES = ("touch", "ray", "bolt")  # R-SHAPE-4: area shapes never crit
 # Why a cast failed, in words for its `cast_failed` event (R-LVL-3, R-LVL-4).

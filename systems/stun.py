@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from affray.systems.base import System
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 class StunSystem(System):

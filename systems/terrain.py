@@ -19,12 +19,12 @@ import esper
 import numpy as np
 
 from affray.components import Fire, Position, WaterBody
-from affray.events import FireChanged
-from affray.grid import bodies_of
+from affray.core.events import FireChanged
+from affray.core.grid import bodies_of
 from affray.systems.base import System
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 __all__ = ["TerrainSystem", "bodies_of", "body_members", "expire_fires", "relabel_water",
            "sync_bodies"]

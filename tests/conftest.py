@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.scenario import build_world, parse_scenario
+from affray.data.scenario import build_world, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ is tested exactly at its boundary (an off-by-one fails).
 
 from __future__ import annotations
 
-from affray.rng import Rng
+from affray.core.rng import Rng
 
 
 class PinnedRng(Rng):

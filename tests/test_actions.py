@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import affray
-from affray.actions import ActionQueue
+from affray.core.actions import ActionQueue
 
 ARENA = """
 name = "arena"

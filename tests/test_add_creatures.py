@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import affray
-from affray.creatures import Copier, resolve
-from affray.defs import CreatureFields
+from affray.data.creatures import Copier, resolve
+from affray.data.defs import CreatureFields
 
 
 def _world() -> affray.World:

@@ -121,7 +121,7 @@ def test_r_terr_4_terrain_changed_this_pulse_is_seen_by_electricity_from_the_nex
     """R-TERR-4: water bodies are relabelled by the Terrain step at the end of a pulse,
     so a band frozen before the cast in the same pulse still carries it; the next pulse
     it does not."""
-    from affray.grid import Terrain
+    from affray.core.grid import Terrain
 
     world = world_from_text(scenario(POND, [
         ("mage", (0, 0), 'stats = { willpower = 12 }'), ("a", (2, 1), ""),

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import affray
-from affray.armies import BATTLE_PER_SIDE, MAX_PER_SIDE, army
-from affray.errors import UsageError
+from affray.core.errors import UsageError
+from affray.data.armies import BATTLE_PER_SIDE, MAX_PER_SIDE, army
 
 ROOT = Path(__file__).resolve().parent.parent
 

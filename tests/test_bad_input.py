@@ -13,7 +13,7 @@ import pytest
 
 import affray
 from affray.cli import main as cli_main
-from affray.scenario import MAX_PULSE
+from affray.data.scenario import MAX_PULSE
 
 ROOM = '[map]\nrows = ["....", "....", "...."]\n'
 
@@ -411,7 +411,7 @@ def test_a_file_that_is_not_utf8_names_the_file_and_byte_offset(tmp_path, capsys
 
 
 def test_a_content_file_that_is_not_utf8_is_a_content_error(tmp_path):
-    from affray.content_loader import check_file
+    from affray.data.content_loader import check_file
 
     path = tmp_path / "items.toml"
     path.write_bytes(b'[items.caf\xe9]\nclass = "food"\nmaterial = "bread"\n')

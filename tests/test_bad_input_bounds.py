@@ -60,7 +60,7 @@ import pytest
 
 import affray
 from affray.cli import main as cli_main
-from affray.scenario import check_path
+from affray.data.scenario import check_path
 
 ROOM = '[map]\nrows = ["......", "..~~..", "......"]\n'
 
@@ -441,8 +441,8 @@ def test_too_many_creatures_are_refused_from_the_text_before_the_parse(tmp_path,
     """200,001 creatures, one past the default max_creatures: load_scenario, `affray run`
     and check_path refuse the file from its text, before the TOML parse (most of the time
     and memory of loading them: 10**6 took `check` 139 s and 4.3 GB), which never runs."""
-    import affray.content_loader
-    import affray.scenario
+    import affray.data.content_loader
+    import affray.data.scenario
 
     path = tmp_path / "horde.toml"
     path.write_text("".join(f'[[creatures]]\nid = "c{i}"\nat = [0, 0]\n' for i in range(200_001))
@@ -451,8 +451,8 @@ def test_too_many_creatures_are_refused_from_the_text_before_the_parse(tmp_path,
     def no_parse(*_args, **_kwargs):
         raise AssertionError("the TOML was parsed")
 
-    monkeypatch.setattr(affray.content_loader, "parse_toml", no_parse)
-    monkeypatch.setattr(affray.scenario, "parse_toml", no_parse)
+    monkeypatch.setattr(affray.data.content_loader, "parse_toml", no_parse)
+    monkeypatch.setattr(affray.data.scenario, "parse_toml", no_parse)
     expected = (f"{path}: field 'creatures': 200001 creatures, more than 200000 (the bound "
                 f"in content world.limits.max_creatures")
     for attempt in (lambda: affray.load_scenario(path), lambda: check_path(path)):
@@ -512,7 +512,7 @@ def test_the_ice_array_takes_no_thickness_it_cannot_hold():
     world.ice_cm well below): a ValueError, never a wrapped thickness."""
     import numpy as np
 
-    from affray.grid import ICE_CM_MAX, Grid, Terrain
+    from affray.core.grid import ICE_CM_MAX, Grid, Terrain
 
     grid = Grid(np.zeros((1, 2), dtype=np.uint8))
     grid.set_terrain(0, 0, Terrain.ICE, ICE_CM_MAX)

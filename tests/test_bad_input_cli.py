@@ -6,7 +6,7 @@ Each runs the installed command in a fresh process (`python -m affray`), as a us
 
 - bad numbers
   - `batch --workers 100000`: forked 100,000 processes (a fork start launches a pool's
-    every worker at once); now at most affray.batch.MAX_WORKERS (256), exit 2.
+    every worker at once); now at most affray.runners.batch.MAX_WORKERS (256), exit 2.
   - `batch --runs 2**63+1`: built 2**63 (run, seed) pairs before the first run; now
     bounded by the last seed, exit 2.
   - `batch --chunk-size 0` (the new option): 1..10,000, exit 2.
@@ -19,7 +19,7 @@ Each runs the installed command in a fresh process (`python -m affray`), as a us
     traceback after the connect timeout; now a message, exit 1.
 - outputs
   - `render --png picture` and `report --png plots` write picture.png and plots.png
-    (`affray.render.png_path`): with a folder named picture.png (plots.png) there, each
+    (`affray.display.render.png_path`): with a folder named picture.png (plots.png) there, each
     was a traceback after the work; the check is made on the file actually written.
   - `replay SCENARIO -o SCENARIO` overwrote the scenario with the page: refused.
   - `replay -o ''`: an IsADirectoryError traceback ('' is the current folder).

@@ -55,7 +55,7 @@ def test_the_readme_points_to_the_rules_page():
 
 def _documented_calls(text: str) -> list[tuple[str, str, str]]:
     """(owner, name, arguments) of every backticked call in a table row's first cell:
-    `World.damage(...)`, `affray.replay.record(...)`, and bare `name(...)` after an
+    `World.damage(...)`, `affray.display.replay.record(...)`, and bare `name(...)` after an
     owner in the same cell (`World.add_affect(...)`, `remove_affect(...)`)."""
     calls = []
     for row in re.findall(r"^\| (.+?) \| ", text, re.M):
@@ -74,11 +74,11 @@ def _resolve(owner: str, name: str):
     import importlib
 
     import affray.components
-    import affray.grid
-    import affray.replay
+    import affray.core.grid
+    import affray.display.replay
 
-    owners = {"World": affray.World, "Grid": affray.grid.Grid,
-              "Recorder": affray.replay.Recorder, "WaterBody": affray.components.WaterBody}
+    owners = {"World": affray.World, "Grid": affray.core.grid.Grid,
+              "Recorder": affray.display.replay.Recorder, "WaterBody": affray.components.WaterBody}
     if owner in owners:
         return getattr(owners[owner], name)
     return getattr(importlib.import_module(owner), name)

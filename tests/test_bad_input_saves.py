@@ -66,7 +66,7 @@ from conftest import duel_text, world_from_text
 
 import affray
 from affray.components import Position, component
-from affray.save import FORMAT, VERSION
+from affray.data.save import FORMAT, VERSION
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,12 @@
 """Player text read as a player would (issue 10): no word said twice, no terse codes, who
 struck named, and cause before consequence in the log (R-ENG-4: text is rendered from
-events by engine/text.py)."""
+events by engine/display/text.py)."""
 
 from __future__ import annotations
 
 from conftest import duel_text
 
-from affray.text import render_log
+from affray.display.text import render_log
 
 
 def lines(world) -> list[str]:
@@ -60,7 +60,7 @@ def test_the_summary_of_a_fight_with_no_one_in_it(make_world):
     """`affray run` on a map with no creatures: an empty table and a plain sentence."""
     import io
 
-    from affray.summary import print_summary, summarize
+    from affray.display.summary import print_summary, summarize
 
     world = make_world('[map]\nrows = ["..."]\n')
     world.run()

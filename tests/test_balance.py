@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.report import wilson
-from affray.scenario import builtin_scenario
+from affray.data.scenario import builtin_scenario
+from affray.display.report import wilson
 
-balancing = sys.modules["affray.balancing"]
+balancing = sys.modules["affray.runners.balancing"]
 DUEL = builtin_scenario("duel")
 BOLT = """
 name = "bolt"

@@ -20,13 +20,13 @@ import pyarrow as pa
 import pytest
 
 import affray
-import affray.world
-from affray.batch import _context, batch, prepare
+import affray.core.world
 from affray.cli import main
-from affray.report import read_table, read_tables, summarize, wilson, write_table
-from affray.scenario import builtin_scenario, load_scenario
+from affray.data.scenario import builtin_scenario, load_scenario
+from affray.display.report import read_table, read_tables, summarize, wilson, write_table
+from affray.runners.batch import _context, batch, prepare
 
-batch_module = sys.modules["affray.batch"]  # `affray.batch` is the function
+batch_module = sys.modules["affray.runners.batch"]  # `affray.batch` is the function
 DUEL = builtin_scenario("duel")
 DUEL_IDS = ("warrior", "orc")
 
@@ -167,7 +167,7 @@ def test_tables_convert_to_pandas_and_parquet_keeps_the_scenario(tmp_path):
     """`to_pandas()` works (pandas comes with affray[batch]); a table written to Parquet
     keeps the scenario's path and text and which table it is in its metadata."""
     pytest.importorskip("pandas")
-    from affray.report import write_tables
+    from affray.display.report import write_tables
 
     tables = batch(DUEL, runs=5, collect="creatures")
     frame = tables.creatures.to_pandas()
@@ -236,7 +236,7 @@ def test_the_scenario_is_read_once_and_shipped_parsed(tmp_path, monkeypatch):
     job = prepare(path)
     path.unlink()
     reads = []
-    monkeypatch.setattr(affray.scenario, "parse_scenario",
+    monkeypatch.setattr(affray.data.scenario, "parse_scenario",
                         lambda *a, **k: reads.append(a) or pytest.fail("parsed again"))
     world = job.build(5)
     try:
@@ -250,14 +250,14 @@ def test_the_scenario_is_read_once_and_shipped_parsed(tmp_path, monkeypatch):
 
 def test_a_run_that_raises_is_a_row_with_its_error(monkeypatch):
     """A run that raises becomes a row with `error` set and no figures; the others run."""
-    original = affray.world.World.run
+    original = affray.core.world.World.run
 
     def broken(self, *args, **kwargs):
         if self.seed == 1:
             raise RuntimeError("boom")
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(affray.world.World, "run", broken)
+    monkeypatch.setattr(affray.core.world.World, "run", broken)
     rows = batch(DUEL, runs=3).to_pylist()
     assert [row["error"] for row in rows] == [None, "RuntimeError: boom", None]
     assert rows[1]["warrior.hp"] is None and rows[1]["pulses"] == 0
@@ -315,7 +315,7 @@ def test_bad_batch_arguments_are_usage_errors_before_any_work(case, monkeypatch)
     scenario is even read: a negative chunk size used to give 0 rows, seed=-1 a table of
     error rows, a scheduler without backend="dask" was ignored, a string a bare error."""
     arguments, message = BAD_ARGUMENTS[case]
-    monkeypatch.setattr(sys.modules["affray.batch"], "prepare",
+    monkeypatch.setattr(sys.modules["affray.runners.batch"], "prepare",
                         lambda *_: pytest.fail("the scenario was read before the check"))
     with ThreadPoolExecutor(max_workers=1) as threads:
         call = {"scenario": DUEL, "runs": 1, **arguments}
@@ -415,7 +415,7 @@ def test_a_fault_that_is_not_a_lost_worker_is_raised_at_once():
     assert executor.submitted == 2  # the first two in flight (2 per worker), then raised
 
 
-# -- lost workers (the test seam: affray.batch.TEST_EXIT_SEED) --------------------------
+# -- lost workers (the test seam: affray.runners.batch.TEST_EXIT_SEED) --------------------------
 def _without(table: pa.Table, seed: int) -> list[dict]:
     return [row for row in table.to_pylist() if row["seed"] != seed]
 

@@ -1,6 +1,6 @@
-"""A prepared scenario (`affray.scenario.Blueprint`, what `affray.batch.prepare` keeps):
-each seed's World equals the one `build_world` makes, and two runs built from one
-blueprint share no mutable state.
+"""A prepared scenario (`affray.data.scenario.Blueprint`, what
+`affray.runners.batch.prepare` keeps): each seed's World equals the one `build_world`
+makes, and two runs built from one blueprint share no mutable state.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import esper
 import numpy as np
 import pytest
 
-from affray.actions import Move
-from affray.batch import prepare
 from affray.components import Door, WaterBody, WornItem
-from affray.creatures import Copier
-from affray.scenario import builtin_scenario, load_scenario
+from affray.core.actions import Move
+from affray.data.creatures import Copier
+from affray.data.scenario import builtin_scenario, load_scenario
+from affray.runners.batch import prepare
 
 SCENARIOS = sorted(path.stem for path in Path(builtin_scenario("duel")).parent.glob("*.toml"))
 # A built-in too long to play out six times here: its march and first clash only.
@@ -218,7 +218,7 @@ def test_a_copier_copies_every_kind_of_value():
 def test_a_blueprint_build_checks_its_seed_and_scripts_afresh():
     """A bad seed is the same UsageError as build_world's; the file's seed is the
     default; each build's scripted actions are its own list."""
-    from affray.errors import UsageError
+    from affray.core.errors import UsageError
 
     job = prepare(builtin_scenario("duel"))
     with pytest.raises(UsageError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from affray.components import Chest, Door, Fire, Ice, ItemStack, Position
-from affray.grid import Terrain
+from affray.core.grid import Terrain
 from affray.systems.burst import BurstSystem, push_direction
 from affray.systems.rules.casting import CastRecord, Strike
 
@@ -593,8 +593,8 @@ def test_builtin_door_blast_scenario_end_to_end():
     (the trap destroyed), the iron chest burst (its potions spared by that blast), the
     ice under the kobold shattered (it falls in), the kobold and the orc knocked away."""
     import affray
-    from affray.scenario import builtin_scenario
-    from affray.text import render_event
+    from affray.data.scenario import builtin_scenario
+    from affray.display.text import render_event
 
     world = affray.load_scenario(builtin_scenario("door_blast"))
     try:

@@ -150,7 +150,7 @@ def test_run_without_json_prints_messages_and_a_summary(scenario):
     """`affray run` without --json prints one line per message, then a summary line."""
     result = affray_cli("run", str(scenario))
     assert result.returncode == 0, result.stderr
-    from affray.text import render_log
+    from affray.display.text import render_log
 
     world = affray.load_scenario(scenario)
     try:
@@ -659,9 +659,9 @@ def test_check_and_run_refuse_a_fifo_and_a_device_unread(command, tmp_path):
 
 
 def test_scenario_and_content_files_have_a_size_limit(tmp_path, scenario):
-    """A scenario or content file may be at most 16 MiB (affray.files.MAX_SOURCE_BYTES):
+    """A scenario or content file may be at most 16 MiB (affray.data.files.MAX_SOURCE_BYTES):
     at the limit it is checked as usual, one byte past it is refused unread."""
-    from affray.files import MAX_SOURCE_BYTES
+    from affray.data.files import MAX_SOURCE_BYTES
 
     text = scenario.read_text(encoding="utf-8") + "#"
     at_limit = tmp_path / "at_limit.toml"
@@ -708,7 +708,7 @@ def test_check_the_shipped_content_folder():
     files = sorted(str(path) for path in content.rglob("*.toml"))
     result = affray_cli("check", str(content))
     assert result.returncode == 0, result.stderr
-    # a file's line, then (indented) what its creatures' levels imply (affray.levels)
+    # a file's line, then (indented) what its creatures' levels imply (affray.data.levels)
     lines = [line for line in result.stdout.splitlines() if not line.startswith("  ")]
     assert sorted(line.split(": ok (")[0] for line in lines) == files
     assert f"{content / 'scenarios' / 'duel.toml'}: ok (scenario)" in lines
@@ -791,7 +791,7 @@ def test_report_plots_keep_one_colour_per_creature_in_every_panel():
     pytest.importorskip("matplotlib", reason="needs affray[plots] (matplotlib)")
     from matplotlib import pyplot as plt
 
-    from affray.report import creature_colours, figure_of
+    from affray.display.report import creature_colours, figure_of
 
     table = _batch_table({"hero": [None] * 12, "orc": [40 + 4 * i for i in range(12)]})
     figure = figure_of(table)
@@ -813,7 +813,7 @@ def test_report_plots_seven_creatures_as_small_multiples(tmp_path):
     pytest.importorskip("matplotlib", reason="needs affray[plots] (matplotlib)")
     from matplotlib import pyplot as plt
 
-    from affray.report import figure_of, write_table
+    from affray.display.report import figure_of, write_table
 
     names = ["hero", "orc", "squire", "kobold1", "mage", "kobold2", "rat"]
     table = _batch_table({name: [None if (i + r) % 3 else 30 + 12 * r for r in range(9)]

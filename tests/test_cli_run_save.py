@@ -12,7 +12,7 @@ import pytest
 
 import affray
 from affray.cli import main as cli_main
-from affray.events import StatusChanged
+from affray.core.events import StatusChanged
 from affray.systems import System
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.content_loader import default_content
+from affray.data.content_loader import default_content
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "dreamland"
 
@@ -145,7 +145,7 @@ def test_the_limits_in_content_are_the_code_s_defaults_and_fit_their_arrays(cont
     the numbers it bounds (defs.HARD_LIMITS, else 2**31 - 1)."""
     import msgspec
 
-    from affray.defs import HARD_LIMITS, INT32_MAX, LimitsConfig
+    from affray.data.defs import HARD_LIMITS, INT32_MAX, LimitsConfig
 
     assert content.world.limits == LimitsConfig()
     for field in msgspec.structs.fields(LimitsConfig):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.scenario import prepare_build
+from affray.data.scenario import prepare_build
 
 SPELLS = '''
 [spells.ice_lance]
@@ -131,7 +131,7 @@ def test_a_save_keeps_every_layer_and_continues_the_same(pack: Path, tmp_path: P
 
 
 def test_a_blueprint_builds_on_the_pack(pack: Path):
-    from affray.scenario import parse_scenario
+    from affray.data.scenario import parse_scenario
 
     content = affray.load_content(pack)
     spec, raw = parse_scenario(SCENARIO, "s.toml")

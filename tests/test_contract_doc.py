@@ -22,8 +22,9 @@ import pytest
 
 import affray
 from affray.cli import _parser, main
-from affray.content_loader import NAMED_KINDS, SINGLE_KINDS
-from affray.defs import (
+from affray.core.events import EVENT_TYPES
+from affray.data.content_loader import NAMED_KINDS, SINGLE_KINDS
+from affray.data.defs import (
     ArmorBlock,
     CastingConfig,
     ItemDef,
@@ -32,8 +33,7 @@ from affray.defs import (
     SpellDef,
     StatBlock,
 )
-from affray.events import EVENT_TYPES
-from affray.scenario import (
+from affray.data.scenario import (
     ChestItem,
     MapSpec,
     ScenarioAction,

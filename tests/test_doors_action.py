@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 import affray
+from affray.display.text import render_event
 from affray.systems.rules.sight import view_of
-from affray.text import render_event
 
 ROOM = '''
 name = "doors"
@@ -80,7 +80,7 @@ def test_a_door_locked_after_the_submit_is_refused_when_the_action_runs(make_wor
     world.set_wait("hero", 3)
     world.submit(affray.Open(actor="hero", at=(3, 1)))
     world.enter()
-    from affray.validate import door_at
+    from affray.core.validate import door_at
 
     door_at((3, 1)).locked = True
     world.run(pulses=5)

@@ -49,7 +49,7 @@ def test_every_entry_point_leaves_the_game_s_esper_world_current(game_world, tmp
     """Build, tick, run, submit, preview, damage, affects, lag, fights, snapshot, save,
     load, replay, render, close: after each, esper's current world is the game's and
     its queries still find its own components."""
-    from affray.render import render_ascii
+    from affray.display.render import render_ascii
 
     world = affray.load_scenario(affray.builtin_scenario("demo"), seed=3)
     assert_game_world_intact()
@@ -91,7 +91,7 @@ def test_every_entry_point_leaves_the_game_s_esper_world_current(game_world, tmp
 def test_a_batch_and_a_blueprint_leave_it_current_too(game_world):
     """A batch in this process (workers=1) makes, runs and closes worlds; a prepared
     scenario builds them: the game's world is current after both."""
-    from affray.scenario import parse_scenario, prepare_build
+    from affray.data.scenario import parse_scenario, prepare_build
 
     affray.batch(affray.builtin_scenario("duel"), runs=2, seed=0, workers=1)
     assert_game_world_intact()

@@ -1,4 +1,4 @@
-"""`world.events` is an `EventLog` (engine/event_log.py): a list to its reader, columns
+"""`world.events` is an `EventLog` (engine/core/event_log.py): a list to its reader, columns
 until read. These tests try to catch it out.
 
 1. List parity, property-based: random sequences of every list operation applied to an
@@ -30,15 +30,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import affray
-import affray.event_log
-from affray.event_log import EventLog, LazyBlock
-from affray.events import Damage, Defended, Immune, Miss
+import affray.core.event_log
+from affray.core.event_log import EventLog, LazyBlock
+from affray.core.events import Damage, Defended, Immune, Miss
 from affray.systems.rules import volley
 from tests.conftest import world_from_text
 from tests.test_volley_cache import SPELLS_INTO_THE_BATTLE, battle_text
 
 SIZE = 8  # events of each fake source
-EVENT_LOG = Path(affray.event_log.__file__)
+EVENT_LOG = Path(affray.core.event_log.__file__)
 
 
 class FakeSource:
@@ -981,7 +981,7 @@ def settle_on_a_block(builds: list, lazy: bool) -> list[dict]:
     clears `Combat.fighting`, which logs nothing: a move would log its R-ACT-3 `fight`
     events), and the world settles with the first round's blows last in the log."""
     from affray.benchmarks.blows import fighting_pairs
-    from affray.content_loader import default_content
+    from affray.data.content_loader import default_content
 
     world = fighting_pairs(default_content(), 64, seed=3)
     try:

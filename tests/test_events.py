@@ -6,8 +6,8 @@ import json
 import re
 
 import affray
-from affray import events as ev
-from affray.text import render_event, render_events, render_log
+from affray.core import events as ev
+from affray.display.text import render_event, render_events, render_log
 
 SCENARIO_KINDS = {
     "damage": ["source", "target", "amount", "raw", "damage_type", "cause", "spell",

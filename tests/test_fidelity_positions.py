@@ -7,7 +7,7 @@ from __future__ import annotations
 from conftest import last_event
 from fixed_draws import fixed_percent
 
-from affray.text import render_event
+from affray.display.text import render_event
 
 SURE = ("[content.fight]\nauto_miss_in_20 = 0\nauto_critical_in_20 = 0\n"
         "[content.fight.armor]\np_floor = 1.0\np_cap = 1.0\n")

@@ -273,7 +273,7 @@ def test_r_loss_6_a_corpse_that_burns_away_is_gone_end_to_end(make_world):
 def test_r_loss_7_messages_the_scroll_burns_up_and_3_potions_freeze_and_shatter(make_world):
     """R-LOSS-7: "The {name} {verb}." for one, "{count} {plural} {verb_plural}." for more,
     with the verbs from content, end to end through the player text."""
-    from affray.text import render_event
+    from affray.display.text import render_event
 
     extra = ('[content.floor_loss.fire]\nrows = [{ item_class = "scroll", chance = 100 }]\n'
              'verb_one = "burns up"\nverb_many = "burn up"\n'

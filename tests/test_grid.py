@@ -15,9 +15,9 @@ from scipy import ndimage
 
 import affray
 from affray.components import Spawn, WaterBody
-from affray.grid import NEIGHBOURS, Grid, Terrain, chebyshev, distance_sq
+from affray.core.grid import NEIGHBOURS, Grid, Terrain, chebyshev, distance_sq
+from affray.core.world import World
 from affray.systems.terrain import relabel_water
-from affray.world import World
 
 ROOM = """
 name = "room"
@@ -377,7 +377,7 @@ def test_r_grid_6_same_seed_same_log_byte_for_byte(make_world, tmp_path):
 
 def test_r_grid_6_all_randomness_comes_from_the_world_generator():
     """R-GRID-6: the primitives draw from the world's generator only: a seed fixes them."""
-    from affray.rng import Rng
+    from affray.core.rng import Rng
 
     a, b = Rng(5), Rng(5)
     seq_a = [a.number_range(1, 6) for _ in range(50)] + [a.percent() for _ in range(50)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import affray
-from affray.errors import HookError, UsageError
+from affray.core.errors import HookError, UsageError
 
 
 @pytest.fixture

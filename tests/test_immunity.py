@@ -132,7 +132,7 @@ def test_r_imm_2_other_and_harm_have_no_bit(duel):
 
 def test_r_imm_2_other_and_harm_are_not_bit_names(duel):
     """R-IMM-2: "other" and "harm" name no bit, so a creature cannot list them."""
-    from affray.errors import ScenarioError
+    from affray.core.errors import ScenarioError
 
     with pytest.raises(ScenarioError, match="immunity bit 'harm'"):
         duel(victim='imm = ["harm"]')

@@ -9,7 +9,7 @@ import numpy as np
 from conftest import four_sigma
 
 import affray
-from affray.rng import Rng
+from affray.core.rng import Rng
 from affray.systems.rules.lag import raise_lag, raise_lag_rounds, script_set_lag, tier_cut
 from affray.systems.rules.skills import effective_skill
 from affray.systems.rules.stun import try_stand

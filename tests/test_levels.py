@@ -1,5 +1,5 @@
 """Creatures at any level (issue 22): what a level implies (content/levels.toml,
-affray.levels).
+affray.data.levels).
 
 Every number here is worked out by hand from content/levels.toml (the source's
 fight/mob_tiers.json and fight/pc_baseline.json, reference notes section 12): the curves
@@ -17,12 +17,12 @@ import pytest
 from conftest import ROOT, world_from_text
 
 import affray
-import affray.save
+import affray.data.save
 from affray.components import Defense, Level, Offense, Vitals
-from affray.content_loader import default_content
-from affray.errors import AffrayError
-from affray.levels import curve_at, derived_fields, lround, scale_dice, tier_numbers
-from affray.scenario import parse_scenario
+from affray.core.errors import AffrayError
+from affray.data.content_loader import default_content
+from affray.data.levels import curve_at, derived_fields, lround, scale_dice, tier_numbers
+from affray.data.scenario import parse_scenario
 
 ROW = '[map]\nrows = ["....", "....", "...."]\n'
 
@@ -408,8 +408,8 @@ def test_a_scaled_creature_survives_a_save_and_load(tmp_path, make_world):
                        '[[creatures]]\nid = "w"\nat = [2, 1]\ntemplate = "human_warrior"\n'
                        "level = 10\n")
     path = tmp_path / "scaled.save"
-    affray.save.save_world(world, path)
-    loaded = affray.save.load_world(path)
+    affray.data.save.save_world(world, path)
+    loaded = affray.data.save.load_world(path)
     try:
         for ident in ("c", "w"):
             for kind in (Vitals, Offense, Defense, Level):

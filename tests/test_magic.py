@@ -20,8 +20,8 @@ import pytest
 from conftest import four_sigma
 
 import affray
-from affray.defs import VIAS
-from affray.text import render_event
+from affray.data.defs import VIAS
+from affray.display.text import render_event
 
 
 # -- helpers ------------------------------------------------------------------------------

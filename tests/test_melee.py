@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import affray
-from affray.rng import Rng
+from affray.core.rng import Rng
 from affray.systems.rules import blow
 from affray.systems.rules.hit import VictimDeath
 

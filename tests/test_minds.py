@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT, four_sigma, world_from_text
 
 import affray
-from affray.scenario import parse_scenario, prepare_build
+from affray.data.scenario import parse_scenario, prepare_build
 from affray.systems.rules import minds
 from affray.systems.rules.minds.view import MindView
 
@@ -144,8 +144,8 @@ def test_r_mind_1_an_idle_mind_sees_a_creature_a_game_adds():
     """R-MIND-1: a brute alone has nothing to do and rests; a game then adds a player in
     its sight (`World.add_creature`, which logs no event): the brute walks to it at the
     next pulse, as it would have had the player been there from the start."""
-    from affray.creatures import resolve
-    from affray.defs import CreatureFields
+    from affray.data.creatures import resolve
+    from affray.data.defs import CreatureFields
 
     world = ticks(world_of(OPEN, [("b", (1, 1), BRUTE)]), 5)
     assert world.next_pulse() is None

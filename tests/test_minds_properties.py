@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from test_minds import scenario
 
 import affray
-from affray.actions import Attack, Cast, Flee, Move
-from affray.grid import Grid, Terrain
+from affray.core.actions import Attack, Cast, Flee, Move
+from affray.core.grid import Grid, Terrain
 from affray.systems.rules import minds, sight, walking
 from affray.systems.rules.minds.traits import decide
 

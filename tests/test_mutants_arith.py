@@ -1,4 +1,4 @@
-"""affray.arith's corners the formula tests leave open (mutation testing, issue 12):
+"""affray.core.arith's corners the formula tests leave open (mutation testing, issue 12):
 numpy scalars through `tdiv`'s second scalar path, mixed int and array operands, narrow
 int arrays, the float path's 2**53 bound, and the tie-breaks of maximum, minimum and
 clamp (the value that wins a tie is the one the docstrings name, so a float stays a
@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from affray.arith import clamp, maximum, minimum, tdiv
+from affray.core.arith import clamp, maximum, minimum, tdiv
 
 
 def c_div(numerator: int, denominator: int) -> int:

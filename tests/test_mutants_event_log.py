@@ -1,4 +1,4 @@
-"""affray.event_log's corners its own tests leave open (mutation testing after the
+"""affray.core.event_log's corners its own tests leave open (mutation testing after the
 one-definition rewrite, issue 12): the log behaves as a list there too.
 """
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from affray.event_log import EventLog
+from affray.core.event_log import EventLog
 
 
 class Source:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from fixed_draws import fixed_percent
 
-from affray.arith import tdiv
+from affray.core.arith import tdiv
 from affray.systems.rules import defence, skills, tohit
 from affray.systems.rules.hit import Hit
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from affray.rng import Rng
+from affray.core.rng import Rng
 
 
 class Oracle:

@@ -1,4 +1,4 @@
-"""Packed runs (`batch(..., pack=K)`, affray.packing): K copies of a scenario walled apart
+"""Packed runs (`batch(..., pack=K)`, affray.runners.packing): K copies of a scenario walled apart
 in one World, each copy a row of its own.
 
 What is checked: at K = 1 a pack is the unpacked run itself (every built-in scenario,
@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 
 import affray
-import affray.packing as packing
-from affray.batch import prepare
+import affray.runners.packing as packing
 from affray.cli import main
-from affray.errors import UsageError
-from affray.report import read_table
-from affray.scenario import builtin_scenario
+from affray.core.errors import UsageError
+from affray.data.scenario import builtin_scenario
+from affray.display.report import read_table
+from affray.runners.batch import prepare
 
-batch_module = sys.modules["affray.batch"]
+batch_module = sys.modules["affray.runners.batch"]
 DUEL = builtin_scenario("duel")
 BUILT_IN = ("ambush", "demo", "door_blast", "duel", "frozen_bridge", "lake_storm",
             "skirmish")

@@ -614,7 +614,7 @@ def test_r_dmg_3_flags_meet_different_bits(duel, imm, flags, expected):
 
 def test_r_dmg_3_unknown_type_or_flag_refused(duel):
     """R-DMG-3: a hit's type and flags must be known names."""
-    from affray.errors import ActionError
+    from affray.core.errors import ActionError
 
     world = duel()
     with pytest.raises(ActionError, match="unknown damage type"):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import affray
-from affray.events import StatusChanged
+from affray.core.events import StatusChanged
 from affray.systems import SCHEDULE, System
 
 DUEL = '''

@@ -9,8 +9,8 @@ import pytest
 
 import affray
 from affray.cli import main as cli_main
-from affray.render import LEGEND_MIN_WIDTH_PX, ascii_frame, png_figure, render_ascii
-from affray.replay import PALETTE, creature_meta, frame_of
+from affray.display.render import LEGEND_MIN_WIDTH_PX, ascii_frame, png_figure, render_ascii
+from affray.display.replay import PALETTE, creature_meta, frame_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(affray.builtin_scenario("demo"))
@@ -183,7 +183,7 @@ def test_png_draws_the_pulse_like_the_page(tmp_path):
     """`render --pulse N --png`: the cells the pulse's cast reached are tinted with the
     page's cast colour over the floor, as the replay page draws pulse N."""
     image = pytest.importorskip("matplotlib.image", reason="needs affray[png] (matplotlib)")
-    from affray.render import render_png
+    from affray.display.render import render_png
 
     world = affray.load_scenario(ROOT / "tests" / "data" / "lake_storm.toml")
     world.run(1)  # to the end of pulse 0: the stormcaller's lightning bolt
@@ -265,7 +265,7 @@ def test_each_side_has_its_own_disc_colour():
     """R-SIDE-1 on the page and the PNG: `players` green and `npcs` red as before; every
     other side the next colour neither took, in the order the sides appear, round again
     past the last."""
-    from affray.replay import SIDE_COLOURS, side_colours
+    from affray.display.replay import SIDE_COLOURS, side_colours
 
     assert side_colours(["players", "npcs", "players"]) == {
         "players": PALETTE["player"], "npcs": PALETTE["npc"]}
@@ -283,8 +283,8 @@ def test_png_of_two_armies_colours_them_by_side(tmp_path, capsys):
     """`render --png` of a battle: the red army's discs in the first side colour, the
     blue army's in the second (both sides are npcs: one colour would hide the front)."""
     image = pytest.importorskip("matplotlib.image", reason="needs affray[png] (matplotlib)")
-    from affray.armies import army
-    from affray.replay import SIDE_COLOURS
+    from affray.data.armies import army
+    from affray.display.replay import SIDE_COLOURS
 
     scenario = tmp_path / "armies.toml"
     scenario.write_text(army(2, pulses=1), encoding="utf-8")

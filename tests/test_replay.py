@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import affray
-import affray.replay as replay_module
+import affray.display.replay as replay_module
 from affray.cli import main as cli_main
-from affray.replay import (
+from affray.display.replay import (
     ROUND_PULSES,
     Recorder,
     apply,
@@ -22,7 +22,7 @@ from affray.replay import (
     predict,
     unpack,
 )
-from affray.text import render_events
+from affray.display.text import render_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LAKE_STORM = ROOT / "tests" / "data" / "lake_storm.toml"
@@ -200,7 +200,7 @@ def test_diff_and_apply_round_trip():
 
 def test_page_is_self_contained_with_every_event_and_its_text(tmp_path):
     """One file: the script and data inline, nothing fetched (no URL at all); every
-    event of the run is in it with its player text (affray.text)."""
+    event of the run is in it with its player text (affray.display.text)."""
     world = affray.load_scenario(LAKE_STORM)
     path = world.replay_html(tmp_path / "storm.html")
     html = path.read_text(encoding="utf-8")
@@ -393,10 +393,10 @@ def test_replay_of_an_endless_scenario_ends_and_stays_small(tmp_path):
 
 
 def test_replay_html_until_settled_from_python(tmp_path):
-    """`World.replay_html(path, until="settled")` and `affray.replay.record(world,
+    """`World.replay_html(path, until="settled")` and `affray.display.replay.record(world,
     until="settled")` stop where `run(until="settled")` does; a bad `until` or `pulses`
     is a UsageError that leaves the world unrecorded and where it was."""
-    from affray.replay import record
+    from affray.display.replay import record
 
     world = affray.load_scenario(DUEL)
     data = page_data(world.replay_html(tmp_path / "duel.html", until="settled"))

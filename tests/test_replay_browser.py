@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import affray
-from affray.text import render_event, render_events
+from affray.display.text import render_event, render_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LAKE_STORM = ROOT / "tests" / "data" / "lake_storm.toml"
@@ -105,7 +105,7 @@ def check_page(page: Page, snapshots: dict[int, dict], events: list) -> None:
     assert shown is not None and int(shown) >= 5
     assert page.page.text_content("#counter").startswith(f"pulse {shown}")
     # Stepping to the pulse of each kind of event shows that pulse's lines of player
-    # text (a cast's cell effects of one kind folded into one line: affray.text).
+    # text (a cast's cell effects of one kind folded into one line: affray.display.text).
     lines = render_events(events)
     firsts = {}
     for event in events:

@@ -16,9 +16,9 @@ import pytest
 from test_replay_browser import Page, browser  # noqa: F401  (the fixture)
 
 import affray
-import affray.replay as replay
-from affray.replay import render_html, unpack
-from affray.text import render_events
+import affray.display.replay as replay
+from affray.display.replay import render_html, unpack
+from affray.display.text import render_events
 
 CLOSE_TITLE = "</title><script>window.__pwned=1</script>"
 HANDLER = '<img src=x onerror="window.__pwned=2">'

@@ -5,7 +5,7 @@ overridden by a subclass, must still be what every primitive draws from."""
 
 from __future__ import annotations
 
-from affray.rng import Rng
+from affray.core.rng import Rng
 
 
 class ThroughRandom(Rng):

@@ -20,11 +20,11 @@ import pytest
 from conftest import world_from_text
 
 import affray
-import affray.rng
-import affray.save
-from affray.actions import ActionQueue
+import affray.core.rng
+import affray.data.save
 from affray.components import ItemStack
-from affray.grid import Terrain
+from affray.core.actions import ActionQueue
+from affray.core.grid import Terrain
 
 # A scenario with something in every part of a save: inline content (a spell with 30
 # beats of wait), templates, gear, statuses, affects, a fight, a stunned creature whose
@@ -488,10 +488,10 @@ def test_save_is_a_json_header_line_and_a_json_payload(tmp_path):
         world.run(13)
         world.save(tmp_path / "data.sav")
         header, payload = _read(tmp_path / "data.sav")
-        assert header == {"format": "affray-save", "version": affray.save.VERSION,
+        assert header == {"format": "affray-save", "version": affray.data.save.VERSION,
                           "length": len(payload),
                           "sha256": hashlib.sha256(payload).hexdigest()}
-        assert affray.save.VERSION == 1
+        assert affray.data.save.VERSION == 1
         body = json.loads(payload)
         assert isinstance(body, dict)
         assert body["pulse"] == 13
@@ -502,7 +502,7 @@ def test_save_is_a_json_header_line_and_a_json_payload(tmp_path):
         world.close()
 
 
-@pytest.mark.parametrize("module", [affray.save, affray.rng])
+@pytest.mark.parametrize("module", [affray.data.save, affray.core.rng])
 def test_save_code_never_uses_pickle(module):
     """R-ENG-3: the save and generator-state code imports no pickle-like serialiser and
     calls none (docstrings may say "never pickle")."""
@@ -619,7 +619,7 @@ def test_well_sealed_but_malformed_payload_is_a_save_error(tmp_path, payload):
     SaveError too, never a KeyError or TypeError, and leaves no esper context behind."""
     contexts = set(esper.list_worlds())
     path = tmp_path / "forged.sav"
-    header = {"format": "affray-save", "version": affray.save.VERSION,
+    header = {"format": "affray-save", "version": affray.data.save.VERSION,
               "length": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
     path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
     assert "malformed save payload" in _load_error(path)

@@ -298,7 +298,7 @@ def test_the_generator_makes_the_cases_the_drills_are_for():
 
 def _hard_cases(world: affray.World) -> set[str]:
     """Which of the three save-point cases the world is in now."""
-    from affray.actions import ActionQueue
+    from affray.core.actions import ActionQueue
 
     world.enter()  # its esper context, to read the queues
     found = set()

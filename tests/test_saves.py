@@ -15,9 +15,9 @@ from conftest import duel_text, four_sigma
 from test_magic import cast, kinds, pin_draws
 
 import affray
-from affray.content_loader import _parse_defaults, build_content
-from affray.rng import Rng
-from affray.scenario import build_world, parse_scenario
+from affray.core.rng import Rng
+from affray.data.content_loader import _parse_defaults, build_content
+from affray.data.scenario import build_world, parse_scenario
 from affray.systems.rules.immunity import SPELL
 from affray.systems.rules.saves import (
     dispel,

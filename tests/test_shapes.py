@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import affray
-from affray.grid import Grid, Terrain
+from affray.core.grid import Grid, Terrain
 from affray.systems.rules.shapes import (
     EMPTY,
     SHAPES,

@@ -3,7 +3,7 @@ round share gives, for Python numbers and for numpy arrays, the same values elem
 element (floats bit for bit), with the scalar results plain Python numbers; worked
 examples (odd numbers and negatives, C++ truncation) pin the values themselves.
 
-The formulas live in the rule modules (affray.arith, tohit, blow, skills, defence,
+The formulas live in the rule modules (affray.core.arith, tohit, blow, skills, defence,
 protections); both pipelines call them (tests/test_volley.py checks the two pipelines'
 logs against each other with pinned draws).
 """
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from affray.arith import any_of, clamp, interpolate, maximum, minimum, select, tdiv, truncate
-from affray.content_loader import default_content
+from affray.core.arith import any_of, clamp, interpolate, maximum, minimum, select, tdiv, truncate
+from affray.data.content_loader import default_content
 from affray.systems.rules import blow, defence, immunity, protections, skills, tohit
 from affray.systems.rules.tohit import FIGHTING, POSITION_RANK, RESTING, SLEEPING
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import world_from_text
 
 import affray
-from affray.summary import summarize
+from affray.display.summary import summarize
 
 TWO_SIDES = """
 name = "sides"
@@ -84,7 +84,7 @@ def test_r_side_1_batch_rows_name_the_winner_and_each_side_standing(tmp_path):
     """Each batch row has `winner` (the only side standing, else null) and
     `side.<name>.standing`; the report's table of wins by side counts them, with the
     rate's interval, and 'no winner' for the rest."""
-    from affray.report import summarize as report
+    from affray.display.report import summarize as report
 
     path = tmp_path / "s.toml"
     path.write_text(TWO_SIDES, encoding="utf-8")

@@ -17,13 +17,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import affray
-import affray.scenario
-from affray.errors import AffrayError
-from affray.scenario import builtin_scenario
+import affray.data.scenario
+from affray.core.errors import AffrayError
+from affray.data.scenario import builtin_scenario
 
 # -- recording every scenario the suite parses ---------------------------------------------
 RECORDED: dict[str, None] = {}  # scenario texts in the order first parsed (a set that keeps order)
-_ORIGINAL_PARSE = affray.scenario.parse_scenario
+_ORIGINAL_PARSE = affray.data.scenario.parse_scenario
 
 
 def _recording_parse(text: str, source: str, *args: Any, **kwargs: Any) -> Any:
@@ -33,8 +33,8 @@ def _recording_parse(text: str, source: str, *args: Any, **kwargs: Any) -> Any:
 
 
 def _install_recorder() -> None:
-    """Put the recording parse wherever `parse_scenario` is bound: affray.scenario (so
-    load_scenario and later `from affray.scenario import parse_scenario` get it) and
+    """Put the recording parse wherever `parse_scenario` is bound: affray.data.scenario (so
+    load_scenario and later `from affray.data.scenario import parse_scenario` get it) and
     every module already loaded that imported it by name (conftest's world_from_text).
     Installed when this module is collected, before any test runs; the replay test
     runs last (the `run_last` marker, ordered in conftest.py)."""
@@ -303,11 +303,11 @@ def test_idle_worlds_with_the_largest_pulse_cap_finish_at_once(make_world):
     """Two idle creatures and the largest pulse cap a scenario accepts (2**62, the
     bad-input rule), or an end at 2**63 - 1 set through the API: run() reaches the end
     in one jump; run(until="settled") stops at pulse 0 with a `settled` event."""
-    text = capped(duel_text(), affray.scenario.MAX_PULSE)
+    text = capped(duel_text(), affray.data.scenario.MAX_PULSE)
     world = make_world(text)
     ticked = _count_ticks(world)
     world.run()
-    assert (world.pulse, ticked, world.events) == (affray.scenario.MAX_PULSE, [], [])
+    assert (world.pulse, ticked, world.events) == (affray.data.scenario.MAX_PULSE, [], [])
     assert world.snapshot()["creatures"]["a"]["wait"] == 0
     widest = make_world(duel_text())
     widest.end_pulse = 9223372036854775807
@@ -336,7 +336,7 @@ def test_settled_then_run_ends_as_run_alone(make_world):
     assert [e for e in world.events if e.kind != "settled"] == alone.events
     assert [e.pulse for e in world.events if e.kind == "settled"] == [settled_at]
     assert world.snapshot() == alone.snapshot()
-    from affray.text import render_event
+    from affray.display.text import render_event
 
     assert render_event(world.events[-1]) == "All is still: nothing is left to happen."
 

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import affray
-from affray.scenario import builtin_scenario
+from affray.data.scenario import builtin_scenario
+from affray.display.text import render_event
 from affray.systems.rules import volley
-from affray.text import render_event
 
 
 def test_the_skirmish_rounds_are_vectorised_and_log_the_scalar_kinds_r_melee_1(

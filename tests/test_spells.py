@@ -15,7 +15,7 @@ from conftest import world_from_text
 from test_magic import cast, kinds, pin_draws, spell_toml
 
 import affray
-from affray.text import render_event, render_log
+from affray.display.text import render_event, render_log
 
 CASTER = 'level = 30\nplayer = true\nprofession = "necromancer"\nstats = { int = 18 }'
 

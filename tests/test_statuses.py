@@ -16,9 +16,9 @@ from conftest import four_sigma, last_event
 from test_magic import cast, events_of, spell_toml
 
 import affray
+from affray.display.text import render_log
 from affray.systems.rules.blow import weapon_skill
 from affray.systems.rules.tohit import accuracy, evasion, hit_chance
-from affray.text import render_log
 
 
 def log(world: affray.World) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import ClassVar
 from conftest import four_sigma
 
 import affray
-from affray.rng import Rng
+from affray.core.rng import Rng
 from affray.systems.melee import extra_blows
 from affray.systems.rules.stun import attack_skill_chance, check_stun, paralysis_chance, try_stand
 

@@ -21,12 +21,12 @@ import pyarrow.parquet as pq
 import pytest
 
 import affray
-from affray.balancing import MAX_POINTS, parse_vary_option
 from affray.cli import main
-from affray.report import read_tables, summarize, sweep_points, wilson
-from affray.scenario import builtin_scenario
+from affray.data.scenario import builtin_scenario
+from affray.display.report import read_tables, summarize, sweep_points, wilson
+from affray.runners.balancing import MAX_POINTS, parse_vary_option
 
-balancing = sys.modules["affray.balancing"]
+balancing = sys.modules["affray.runners.balancing"]
 DUEL = builtin_scenario("duel")
 DUEL_TEXT = DUEL.read_text(encoding="utf-8")
 
@@ -178,7 +178,7 @@ def test_inline_content_is_swept_and_a_default_entry_keeps_its_other_fields(tmp_
 
 def _default_spark(**changes: str) -> str:
     """The default content's spark as TOML lines, with `changes`."""
-    from affray.content_loader import _raw_default
+    from affray.data.content_loader import _raw_default
 
     entry = {**_raw_default()["spells"]["spark"], **changes}
     return "".join(f"{key} = {json.dumps(value)}\n" for key, value in entry.items())
@@ -457,7 +457,7 @@ def test_one_path_plots_win_rate_and_survival_against_the_value():
     pytest.importorskip("matplotlib")
     from matplotlib import pyplot as plt
 
-    from affray.report import creature_colours, side_colours, sweep_figure
+    from affray.display.report import creature_colours, side_colours, sweep_figure
 
     tables = affray.sweep(DUEL, vary={"creatures.warrior.hp": [16, 28, 40]}, runs=20,
                           collect="creatures")
@@ -489,7 +489,7 @@ def test_two_paths_plot_heat_maps_and_many_creatures_small_multiples(tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib import pyplot as plt
 
-    from affray.report import sweep_figure
+    from affray.display.report import sweep_figure
 
     tables = affray.sweep(DUEL, vary=VARY, runs=6, collect="creatures")
     figure = sweep_figure(tables)

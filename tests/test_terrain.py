@@ -10,7 +10,7 @@ import esper
 import numpy as np
 
 from affray.components import WaterBody
-from affray.grid import Terrain, bodies_of
+from affray.core.grid import Terrain, bodies_of
 from affray.systems.terrain import TerrainSystem, body_members
 
 LAKE = ["#########", "#.......#", "#~~~~~~~#", "#~~~~~~~#", "#~~~~~~~#", "#.......#",
@@ -154,8 +154,8 @@ def test_builtin_frozen_bridge_scenario_end_to_end():
     under the knight, who falls in (his new Burning ends); the scrolls burn; the fire on
     the centre dies down 240 pulses later."""
     import affray
-    from affray.scenario import builtin_scenario
-    from affray.text import render_event
+    from affray.data.scenario import builtin_scenario
+    from affray.display.text import render_event
 
     world = affray.load_scenario(builtin_scenario("frozen_bridge"))
     try:
@@ -181,7 +181,7 @@ def test_r_eng_3_save_and_load_keeps_fires_ice_records_and_bodies(tmp_path):
     import json
 
     import affray
-    from affray.scenario import builtin_scenario
+    from affray.data.scenario import builtin_scenario
 
     path = builtin_scenario("frozen_bridge")
     straight = affray.load_scenario(path)

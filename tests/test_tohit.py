@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from conftest import four_sigma, make_hit
 
-from affray.rng import Rng
+from affray.core.rng import Rng
 from affray.systems.rules import tohit
 from affray.systems.rules.protections import armor as armor_step
 

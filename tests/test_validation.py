@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import affray
-from affray.content_loader import check_file
+from affray.data.content_loader import check_file
 
 HEAD = 'name = "bad"\n[map]\nrows = ["#####", "#...#", "#####"]\n'
 MAGE = '[[creatures]]\nid = "mage"\nat = [1, 1]\n'

@@ -11,10 +11,10 @@ import pytest
 from conftest import duel_text
 
 import affray
-import affray.view as view_module
+import affray.display.view as view_module
 from affray.components import Vitals
-from affray.event_log import EventLog
-from affray.view import CreatureView
+from affray.core.event_log import EventLog
+from affray.display.view import CreatureView
 
 FIELDS = ("player", "glyph", "side", "mind", "fighting", "level", "hp", "max_hp", "mana",
           "max_mana", "alive")

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import affray
-from affray.content_loader import default_content
-from affray.errors import ScenarioError, UsageError
+from affray.core.errors import ScenarioError, UsageError
+from affray.data.content_loader import default_content
 from affray.systems.rules import volley, volley_blows
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.immunity import FLAG_BITS

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import affray
-from affray.creatures import resolve
-from affray.defs import CreatureFields
+from affray.data.creatures import resolve
+from affray.data.defs import CreatureFields
 from affray.systems.rules import volley, volley_columns
 from tests.conftest import world_from_text
 from tests.test_volley import ITEMS, PAIRS, creature
@@ -291,7 +291,7 @@ def test_a_steady_battle_reads_no_creature_after_its_first_round(monkeypatch) ->
     nothing but the round itself changed the fighters reads no creature again, and a
     creature changed between rounds (a spell's damage, an API call) is the only one read."""
     from affray.benchmarks.blows import fighting_pairs
-    from affray.content_loader import default_content
+    from affray.data.content_loader import default_content
 
     read: list[int] = []
     real_read = volley_columns.VolleyCache.read

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from affray.content_loader import default_content
-from affray.creatures import resolve
-from affray.defs import CreatureFields, StatBlock
-from affray.grid import Grid, Terrain
-from affray.world import World
+from affray.core.grid import Grid, Terrain
+from affray.core.world import World
+from affray.data.content_loader import default_content
+from affray.data.creatures import resolve
+from affray.data.defs import CreatureFields, StatBlock
 
 HP = 10_000_000  # nobody dies: the pairings keep their size for every round
 PAIRS = 750

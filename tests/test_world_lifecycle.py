@@ -19,10 +19,10 @@ from conftest import world_from_text
 
 import affray
 from affray.components import Creature, ItemStack, Position
-from affray.content_loader import default_content
-from affray.creatures import resolve
-from affray.grid import Grid, Terrain
-from affray.scenario import ScenarioCreature
+from affray.core.grid import Grid, Terrain
+from affray.data.content_loader import default_content
+from affray.data.creatures import resolve
+from affray.data.scenario import ScenarioCreature
 
 WORLDS = 10_000
 BASELINE = 500

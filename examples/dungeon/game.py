@@ -30,7 +30,7 @@ import tcod.map
 
 import affray
 from affray.components import Door, Position
-from affray.text import render_events
+from affray.display.text import render_events
 
 HERO = "hero"
 FOV_RADIUS = 10
@@ -99,7 +99,7 @@ class Game:
         kind, turn = event.kind, self.turn
         if kind == "cast":
             # The cast event does not carry the cells it reached; the Spell system's
-            # records of the pulse that just ended do (affray.render reads them too).
+            # records of the pulse that just ended do (affray.display.render reads them too).
             for record in self.world.cast_records:
                 if record.caster_id == event.actor and record.spell == event.spell:
                     turn.cast_cells.extend((int(x), int(y)) for x, y in record.area)
@@ -255,7 +255,7 @@ class Game:
 
     # -- after a turn ---------------------------------------------------------------------
     def _read(self, mark: Any, first: str | None = None) -> None:
-        """The turn's events as player text in the log (affray.text), and the view."""
+        """The turn's events as player text in the log (affray.display.text), and the view."""
         events = self.world.events.since(mark)
         lines = [first] if first else []
         for event, line in zip(events, render_events(events), strict=True):

@@ -19,7 +19,7 @@ from typing import Any
 
 import tcod.console
 
-from affray.replay import item_symbols
+from affray.display.replay import item_symbols
 
 from game import HERO, Cell, Game
 from input_handlers import AimHandler, Handler, SpellMenuHandler

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import esper
 
-from affray.actions import (
+from affray.core.actions import (
     ActionQueue,
     Attack,
     Cast,
@@ -23,8 +23,8 @@ from affray.actions import (
     Open,
     action_name,
 )
-from affray.events import CastFailed, DoorChanged, Fled, Moved, Refused
-from affray.grid import Terrain, chebyshev
+from affray.core.events import CastFailed, DoorChanged, Fled, Moved, Refused
+from affray.core.grid import Terrain, chebyshev
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.engagement import start_fight
 from affray.systems.rules.hit import VictimDeath
@@ -33,8 +33,8 @@ from affray.systems.rules.spellbook import mana_check, pay
 from affray.systems.rules.statuses import end_status
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 def dispatch_ready(world: World) -> None:
@@ -87,7 +87,7 @@ def _open_or_close(world: World, sheet: Sheet, action: Open | Close) -> None:
     counts as changed (`changed_terrain`: minds look again through or at the door). A
     trapped door's trap goes off as it opens (`trap_sprung`: the game says what it does)
     and is gone. Costs the actor a step's time (`move_wait`)."""
-    from affray.validate import door_at, door_reason
+    from affray.core.validate import door_at, door_reason
 
     position = sheet.position
     reason = door_reason(world, action, (position.x, position.y))

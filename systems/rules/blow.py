@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from affray.arith import maximum, minimum, select, tdiv
-from affray.dice import dice_average_x2
-from affray.errors import HookError
-from affray.events import Defended, Miss, TooTired
+from affray.core.arith import maximum, minimum, select, tdiv
+from affray.core.dice import dice_average_x2
+from affray.core.errors import HookError
+from affray.core.events import Defended, Miss, TooTired
 from affray.systems.rules import immunity
 from affray.systems.rules.damage import apply_modifiers, finish, run_hooks
 from affray.systems.rules.engagement import engage
@@ -33,8 +33,8 @@ from affray.systems.rules.tohit import (
 )
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 # Events are NamedTuples: tuple.__new__(Miss, (...)) builds one without the Python frame of
 # the generated __new__ (half the cost; every field is given, in order).

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from affray.systems.rules.shapes import is_area_shape
 
 if TYPE_CHECKING:
-    from affray.defs import SpellDef
+    from affray.data.defs import SpellDef
 
 Cell = tuple[int, int]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from affray.components import Position
-from affray.errors import HookError
-from affray.events import Damage, Death, Immune
-from affray.events import Position as PositionChanged
+from affray.core.errors import HookError
+from affray.core.events import Damage, Death, Immune
+from affray.core.events import Position as PositionChanged
 from affray.systems.rules.engagement import engage, foe_died
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.protections import protect
@@ -22,8 +22,8 @@ from affray.systems.rules.stun import PRONE, try_stand
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 def run_hooks(world: World, kind: str, hit: Hit) -> None:

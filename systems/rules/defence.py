@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from affray.arith import select, tdiv, truncate
+from affray.core.arith import select, tdiv, truncate
 from affray.systems.rules.registry import Steps
 from affray.systems.rules.skills import effective_skill
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
@@ -38,10 +38,10 @@ from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from affray.content_loader import Content
+    from affray.core.world import World
+    from affray.data.content_loader import Content
     from affray.systems.rules.hit import Hit
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 FIGHTERS = ("warrior", "samurai", "paladin")
 WEAK_STUN_HALVES = ("dodge", "parry", "blink", "hand_block")  # R-DEF-5

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.events import Fight
-from affray.events import Position as PositionChanged
+from affray.core.events import Fight
+from affray.core.events import Position as PositionChanged
 from affray.systems.rules.minds import remember
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 STUNNED = POSITION_RANK["stunned"]
 # The `why` of a `fight` event (SCENARIO.md).

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.defs import ARMOR_COLUMNS
-from affray.events import Damage, Immune
+from affray.core.events import Damage, Immune
+from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules.casting import CastRecord, Strike
 from affray.systems.rules.damage import inflict, rouse
 from affray.systems.rules.engagement import engage
@@ -45,8 +45,8 @@ from affray.systems.rules.volley_protect import (
 )
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 # `rouse` does nothing to a victim already fighting someone and on its feet.
 _SETTLED = ("fighting", "standing")

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from affray.defs import ItemDef
+    from affray.data.defs import ItemDef
     from affray.systems.rules.sheet import Sheet
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.arith import tdiv
+from affray.core.arith import tdiv
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
-    from affray.defs import ItemDef
+    from affray.data.content_loader import Content
+    from affray.data.defs import ItemDef
 
 # Damage flags a hit carries (R-DMG-3), as bits.
 WEAPON, SPELL, MAGIC, PRAYER, OTHER, WATER = 1, 2, 4, 8, 16, 32

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 LAG_MAX = int(np.iinfo(np.int32).max)  # the largest wait or daze a LagTable holds

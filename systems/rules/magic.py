@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.events import Dispelled, GearDamaged, Immune
+from affray.core.events import Dispelled, GearDamaged, Immune
 from affray.systems.rules import immunity
 from affray.systems.rules.casting import CastRecord, Strike
 from affray.systems.rules.damage import damage_hit
@@ -37,8 +37,8 @@ from affray.systems.rules.statuses import apply_status, end_status
 from affray.systems.rules.tohit import effective_hitroll
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 SPELL_FLAGS = immunity.flags_of(("spell", "magic"))
 PRAYER_FLAGS = immunity.flags_of(("spell", "prayer"))

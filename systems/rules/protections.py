@@ -13,17 +13,17 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.arith import any_of, select, tdiv
-from affray.errors import HookError
+from affray.core.arith import any_of, select, tdiv
+from affray.core.errors import HookError
 from affray.systems.rules import immunity
 from affray.systems.rules.hit import ZERO
 from affray.systems.rules.registry import Steps, hook_failed
 from affray.systems.rules.tohit import exact_knob
 
 if TYPE_CHECKING:
-    from affray.defs import ArmorModel
+    from affray.core.world import World
+    from affray.data.defs import ArmorModel
     from affray.systems.rules.hit import Hit
-    from affray.world import World
 
 Exact = Fraction | int  # an exact value: its numerator and denominator are ints
 

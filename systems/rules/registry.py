@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from affray.errors import HookError, UsageError
+from affray.core.errors import HookError, UsageError
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 F = TypeVar("F", bound=Callable[..., Any])
 

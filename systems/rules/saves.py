@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from affray.arith import clamp, tdiv
-from affray.errors import HookError
+from affray.core.arith import clamp, tdiv
+from affray.core.errors import HookError
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import EVIL, GOOD
 from affray.systems.rules.registry import hook_failed
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
+    from affray.core.world import World
+    from affray.data.content_loader import Content
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 def saves_model(content: Content) -> int:

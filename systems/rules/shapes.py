@@ -45,7 +45,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from affray.grid import Grid, Terrain
+from affray.core.grid import Grid, Terrain
 
 Cell = tuple[int, int]
 

@@ -31,12 +31,12 @@ from affray.components import (
     Statuses,
     Vitals,
 )
-from affray.defs import ItemDef, ProfessionDef
-from affray.dice import dice_of
+from affray.core.dice import dice_of
+from affray.data.defs import ItemDef, ProfessionDef
 from affray.systems.rules.immunity import material_bits
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
+    from affray.data.content_loader import Content
 
 
 @dataclass(slots=True)

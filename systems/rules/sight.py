@@ -24,11 +24,11 @@ import numpy as np
 import tcod.map
 from tcod import libtcodpy
 
-from affray.grid import Terrain
+from affray.core.grid import Terrain
 
 if TYPE_CHECKING:
-    from affray.grid import Grid
-    from affray.world import World
+    from affray.core.grid import Grid
+    from affray.core.world import World
 
 Cell = tuple[int, int]
 _WALL = int(Terrain.WALL)

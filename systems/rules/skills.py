@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from affray.arith import clamp, minimum, select, tdiv
+from affray.core.arith import clamp, minimum, select, tdiv
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 # -- the formulas, one definition each (ints or numpy arrays: issue 12) -----------------

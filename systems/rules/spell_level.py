@@ -18,13 +18,13 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from affray.arith import tdiv
+from affray.core.arith import tdiv
 from affray.systems.rules.skills import effective_skill
 
 if TYPE_CHECKING:
-    from affray.defs import SpellDef
+    from affray.core.world import World
+    from affray.data.defs import SpellDef
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 SHALAFI = "shalafi"
 # R-LVL-3: the improved-casting skill of each spell group; the level becomes

@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
+    from affray.core.world import World
+    from affray.data.content_loader import Content
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 def spell_list(content: Content, sheet: Sheet) -> tuple[str, ...]:

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.events import StatusChanged
+from affray.core.events import StatusChanged
 from affray.systems.rules.damage import damage_hit
 from affray.systems.rules.hit import Hit, VictimDeath
 from affray.systems.rules.immunity import flags_of
 
 if TYPE_CHECKING:
-    from affray.defs import StatusDef
+    from affray.core.world import World
+    from affray.data.defs import StatusDef
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 # Affect damage carries the "other" flag: no spell, magic or weapon bit (R-DMG-3).
 _AFFECT_FLAGS = flags_of(("other",))
@@ -204,7 +204,7 @@ def rebuild_status_index(world: World) -> None:
     forgets them (`_forget`, no event). Leaving the dead out kept their statuses for good
     after a load. The due pulse is the earliest tick or end; a save that recorded the
     world's own due pulse (it can be earlier, after a status ended early) restores that
-    one over it (`affray.save`).
+    one over it (`affray.data.save`).
     """
     world.afflicted = {entity for entity, sheet in world.sheets.items()
                        if sheet.statuses.degrees}

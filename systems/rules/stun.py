@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from affray.arith import clamp, select, tdiv
-from affray.events import LostRound, Position
+from affray.core.arith import clamp, select, tdiv
+from affray.core.events import LostRound, Position
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 PRONE = ("sitting", "resting")
 

@@ -12,13 +12,13 @@ import functools
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from affray.arith import any_of, clamp, interpolate, maximum, minimum, select, tdiv
-from affray.defs import POSITIONS
+from affray.core.arith import any_of, clamp, interpolate, maximum, minimum, select, tdiv
+from affray.data.defs import POSITIONS
 from affray.systems.rules.hit import ZERO
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
-    from affray.rng import Rng
+    from affray.core.rng import Rng
+    from affray.data.content_loader import Content
     from affray.systems.rules.sheet import Sheet
 
 FIGHTING = POSITIONS.index("fighting")

@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.collector import collector_paused
-from affray.event_log import EventLog
-from affray.events import Damage, Defended, Immune, Miss
+from affray.core.collector import collector_paused
+from affray.core.event_log import EventLog
+from affray.core.events import Damage, Defended, Immune, Miss
 from affray.systems.rules.blow import pay_movement, regained_move
 from affray.systems.rules.damage import inflict
 from affray.systems.rules.defence import default_defences
@@ -64,8 +64,8 @@ from affray.systems.rules.volley_columns import COLUMN, TRAIT, VolleyCache
 from affray.systems.rules.volley_protect import defaults_in_use
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 HOOK_KINDS = ("on_fight", "pre_damage", "post_damage", "on_immune")
 MOST_BLOWS = STEPS      # first, haste, four attack skills (volley_blows.STEPS)
@@ -380,7 +380,7 @@ def plain_many(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
 class BlowEvents:
     """A plan's blow events, as the scalar pipeline writes them (blow.one_hit,
     damage.finish), kept as the round's columns: the log holds them as lazy blocks
-    (engine/event_log.py) and `objects()` builds them all, once, when it is read; a blow
+    (engine/core/event_log.py) and `objects()` builds them all, once, when it is read; a blow
     walked singly gets its own object from `event(b)`, the same one.
 
     What could change in the columns before the log is read (a row read again after a

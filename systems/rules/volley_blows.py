@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.defs import ARMOR_COLUMNS
+from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.blow import (
     bare_hand_range,
@@ -79,8 +79,8 @@ from affray.systems.rules.volley_protect import (
 )
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
-    from affray.world import World
+    from affray.core.world import World
+    from affray.data.content_loader import Content
 
 # Blow kinds (what the scalar pipeline ends a blow with).
 MISS, DEFENDED, IMMUNE, DAMAGE = 0, 1, 2, 3

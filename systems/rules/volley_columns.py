@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from affray.defs import ARMOR_COLUMNS
-from affray.dice import dice_average_x2
-from affray.event_log import EventLog
+from affray.core.dice import dice_average_x2
+from affray.core.event_log import EventLog
+from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules.blow import (
     CLASS_DIVISOR,
     damroll_term,
@@ -69,8 +69,8 @@ from affray.systems.rules.tohit import (
 from affray.systems.rules.volley_protect import AFFECT_BITS, affect_mask
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 # Skills a blow reads, in column order of `Columns.learned`.
 SKILLS = ("blind_fighting", "armor_use", "liturgy", "shield_block", "blink", "cross_block",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from affray.defs import ARMOR_COLUMNS
+from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules import immunity
 from affray.systems.rules.protections import (
     alignment_cuts,
@@ -38,8 +38,8 @@ from affray.systems.rules.protections import (
 from affray.systems.rules.tohit import exact_knob
 
 if TYPE_CHECKING:
-    from affray.content_loader import Content
-    from affray.world import World
+    from affray.core.world import World
+    from affray.data.content_loader import Content
 
 IntArray = np.ndarray
 

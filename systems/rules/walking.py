@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import tcod.path
 
-from affray.grid import NEIGHBOURS, Terrain
+from affray.core.grid import NEIGHBOURS, Terrain
 
 if TYPE_CHECKING:
-    from affray.grid import Grid
-    from affray.world import World
+    from affray.core.grid import Grid
+    from affray.core.world import World
 
 Cell = tuple[int, int]
 UNREACHED = int(np.iinfo(np.int32).max)

@@ -33,11 +33,11 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from affray.errors import UsageError
+from affray.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 MindFunction = Callable[[Any, str], Any]
 
@@ -188,11 +188,11 @@ def _rest(world: World, sheet: Sheet, wake: int) -> None:
 def carry_out(world: World, sheet: Sheet, action: Any) -> None:
     """Check a mind's action as `submit` does and run it now; a bad one is a `refused`
     event (a game's mind asked for something the rules do not allow)."""
-    from affray.actions import Action, action_name
-    from affray.errors import ActionError
-    from affray.events import Refused
+    from affray.core.actions import Action, action_name
+    from affray.core.errors import ActionError
+    from affray.core.events import Refused
+    from affray.core.validate import check_action
     from affray.systems.rules.actions import run_action
-    from affray.validate import check_action
 
     if not isinstance(action, Action) or action.actor != sheet.id:
         world.emit(Refused(world.pulse, sheet.id, type(action).__name__.lower(),

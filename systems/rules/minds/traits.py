@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from affray.actions import Attack, Cast, Flee, Move
+from affray.core.actions import Attack, Cast, Flee, Move
 
 if TYPE_CHECKING:
-    from affray.actions import AnyAction
-    from affray.defs import MindDef
+    from affray.core.actions import AnyAction
+    from affray.data.defs import MindDef
     from affray.systems.rules.minds.view import MindView, Seen
 
 

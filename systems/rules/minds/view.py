@@ -22,9 +22,9 @@ from affray.systems.rules.engagement import beside
 
 if TYPE_CHECKING:
     from affray.components import Mind
-    from affray.defs import MindDef
+    from affray.core.world import World
+    from affray.data.defs import MindDef
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 Cell = tuple[int, int]
 # Sight when a creature's mind is a game's (no `sight` trait): the built-in default.
@@ -382,7 +382,7 @@ class MindView:
         """What a cast would strike (`World.preview(..., reveal=True)`: the cells, the
         creatures the shape strikes and those the water would carry it to), None when
         the cast is not allowed (out of range, not castable now)."""
-        from affray.errors import ActionError
+        from affray.core.errors import ActionError
 
         try:
             return self._world.preview(self.me.id, spell, target, reveal=True)

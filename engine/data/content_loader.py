@@ -18,7 +18,9 @@ from typing import Any
 
 import msgspec
 
-from affray.defs import (
+from affray.core.dice import parse_dice
+from affray.core.errors import AffrayError, ContentError
+from affray.data.defs import (
     ARMOR_COLUMNS,
     DEFENCE_NAMES,
     HARD_LIMITS,
@@ -43,8 +45,6 @@ from affray.defs import (
     WorldConfig,
     decode_error_field,
 )
-from affray.dice import parse_dice
-from affray.errors import AffrayError, ContentError
 
 # Kinds whose tables hold named entries, and the definition type of each entry.
 NAMED_KINDS: dict[str, type] = {
@@ -341,8 +341,8 @@ def load_content(*paths: str | Path, base: Content | None = None) -> Content:
     the field (R-ENG-1). Hand the result to `load_scenario(path, content=...)` or
     `World.new(rows, content=...)`; a scenario's inline content still layers on top,
     and a save of the world keeps it all."""
-    from affray.errors import UsageError
-    from affray.files import input_file
+    from affray.core.errors import UsageError
+    from affray.data.files import input_file
 
     content = default_content() if base is None else base
     if not isinstance(content, Content):
@@ -361,7 +361,7 @@ def load_content(*paths: str | Path, base: Content | None = None) -> Content:
 def _content_paths(paths: tuple[str | Path, ...]) -> list[Path]:
     """The files `load_content` reads, in order: each path, a folder's `.toml` files by
     name. UsageError for an argument that is no path."""
-    from affray.errors import UsageError
+    from affray.core.errors import UsageError
 
     files: list[Path] = []
     for path in paths:
@@ -508,7 +508,7 @@ def check_references(content: Content) -> None:
     for name, mind in content.minds.items():
         for spell in mind.spells:
             need(spell in content.spells, "minds", name, "spells", f"unknown spell {spell!r}")
-    from affray.creatures import check_template  # local: creatures imports this module
+    from affray.data.creatures import check_template  # local: creatures imports this module
 
     for name, template in content.creatures.items():
         problem = check_template(content, template)
@@ -583,9 +583,9 @@ def _check_configs(content: Content, need: Any, bounded: Any) -> None:
 
 
 def _check_levels(content: Content, need: Any) -> None:
-    """What a level implies (content `levels`, affray.levels): curves a creature's
+    """What a level implies (content `levels`, affray.data.levels): curves a creature's
     numbers can be scaled by, at least one tier, class multipliers of known professions."""
-    from affray.levels import curve_problems
+    from affray.data.levels import curve_problems
 
     levels = content.levels
     for field_name, message in curve_problems(levels, content.world.limits.max_level):

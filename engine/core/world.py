@@ -6,7 +6,7 @@ pulse by pulse with `tick()`; the World runs the eight systems of `SCHEDULE` in 
 
 esper keeps one global "current world": each World owns a unique context name, switches
 to it on every entry point and back to the caller's current world after it
-(`affray.esper_context`), and deletes it on `close()` or when garbage-collected, so
+(`affray.core.esper_context`), and deletes it on `close()` or when garbage-collected, so
 thousands of worlds can be made and dropped in one process beside a game's own.
 """
 
@@ -21,8 +21,6 @@ from typing import Any
 import esper
 import numpy as np
 
-from affray.actions import ActionQueue, AnyAction, Casting, action_name
-from affray.collector import collector_paused
 from affray.components import (
     Chest,
     Creature,
@@ -31,20 +29,29 @@ from affray.components import (
     Position,
     Spawn,
 )
-from affray.content_loader import Content
-from affray.creatures import CreatureValues
-from affray.errors import (
+from affray.core.actions import ActionQueue, AnyAction, Casting, action_name
+from affray.core.collector import collector_paused
+from affray.core.errors import (
     ActionError,
     ClosedWorldError,
     HookError,
     UnknownCreatureError,
     UsageError,
 )
-from affray.esper_context import CONTEXT_PREFIX, entry_point, keeps_esper_world, restore
-from affray.event_log import EventLog
-from affray.events import Event, Refused
-from affray.grid import Grid, Terrain
-from affray.rng import Rng
+from affray.core.esper_context import CONTEXT_PREFIX, entry_point, keeps_esper_world, restore
+from affray.core.event_log import EventLog
+from affray.core.events import Event, Refused
+from affray.core.grid import Grid, Terrain
+from affray.core.rng import Rng
+from affray.core.validate import (
+    MAX_LAG,
+    MAX_PULSE,
+    check_action,
+    check_count,
+    living_target,
+)
+from affray.data.content_loader import Content
+from affray.data.creatures import CreatureValues
 from affray.systems import SCHEDULE, System
 from affray.systems.rules.casting import CastRecord
 from affray.systems.rules.engagement import rebuild_fought_by
@@ -58,13 +65,6 @@ from affray.systems.rules.sheet import Sheet, build_sheet
 from affray.systems.rules.statuses import begin as begin_statuses
 from affray.systems.rules.statuses import rebuild_status_index
 from affray.systems.terrain import relabel_water, sync_bodies
-from affray.validate import (
-    MAX_LAG,
-    MAX_PULSE,
-    check_action,
-    check_count,
-    living_target,
-)
 
 _contexts = itertools.count(1)
 
@@ -93,7 +93,7 @@ class World:
         """`rules` (default: a fresh `default_rules(content)`) must be this World's own.
         `water_bodies`, for a grid already labelled (`grid.body` right, `dirty` False),
         is its number of bodies: the labelling is not redone (a prepared scenario's
-        runs, `affray.scenario.Blueprint`)."""
+        runs, `affray.data.scenario.Blueprint`)."""
         self.context = f"{CONTEXT_PREFIX}{next(_contexts)}"
         previous = esper.current_world
         esper.switch_world(self.context)
@@ -118,7 +118,7 @@ class World:
         # The vectorised round's fighters as numpy columns kept between rounds
         # (volley_columns.VolleyCache; never saved; `touch` after a hand edit).
         self.volley_cache: Any = None
-        # `view()`'s records, made by its first call (affray.view.ViewCache; never saved).
+        # `view()`'s records, made by its first call (affray.display.view.ViewCache; never saved).
         self.view_cache: Any = None
         self.pulse = 0
         # A list to its reader; a big round's events stay columns until read (event_log).
@@ -144,7 +144,7 @@ class World:
         # ones): what a save writes, so that a load rebuilds the same content.
         self.content_overlay: Any = content.overlay
         self.legend = dict(legend or DEFAULT_LEGEND)
-        # A replay recorder (affray.replay) when `record()` was called (never saved).
+        # A replay recorder (affray.display.replay) when `record()` was called (never saved).
         self.recorder: Any = None
         # A game's listeners (`on`): [kind, listener, the log index it has seen to].
         self.subscriptions: list[list[Any]] = []
@@ -223,7 +223,7 @@ class World:
         The documented form takes the fields of a scenario's `[[creatures]]` entry as
         keywords (`add_creature("k1", (4, 2), template="kobold", hp=30, mind="pack")`),
         checked as a scenario checks an entry (`spawn`). The engine's own form takes
-        values already resolved (`affray.creatures.resolve`), unchecked."""
+        values already resolved (`affray.data.creatures.resolve`), unchecked."""
         if values is None:
             return self.spawn(creature_id, at, template=template, **fields)
         if fields:
@@ -269,10 +269,10 @@ class World:
                       template: str | None = None) -> list[int]:
         """Many `add_creature(id, at, values, template)` calls at once (the engine's form:
         resolved values, each creature its own, unchecked), in order; their entity ids.
-        Python's cyclic collector is paused meanwhile (affray.collector): spawning ten
+        Python's cyclic collector is paused meanwhile (affray.core.collector): spawning ten
         thousand creatures makes hundreds of thousands of objects, none of them garbage,
         and the collector walking the growing world was a third of the time. Give each
-        its own values: `affray.creatures.Copier(resolve(...))` makes fresh copies of one
+        its own values: `affray.data.creatures.Copier(resolve(...))` makes fresh copies of one
         resolution far faster than resolving each."""
         with collector_paused():
             return [self.add_creature(creature_id, at, values, template=template)
@@ -286,7 +286,7 @@ class World:
         is now (a free cell that is no wall or shut door, a new id, names content
         defines, a living foe beside it for `fighting`). A problem is a UsageError naming
         the creature and the field, and changes nothing. Returns the entity id."""
-        from affray.scenario import creature_from_fields
+        from affray.data.scenario import creature_from_fields
 
         entry, values = creature_from_fields(self, creature_id, at, fields)
         entity = self.add_creature(entry.id, entry.at, values, template=entry.template)
@@ -306,7 +306,7 @@ class World:
         else: add creatures, items and doors with `add_creature`, `add_item` and
         `add_door`. It has no end: `run()` needs `pulses` or `until`. A bad map is a
         UsageError naming the row and the symbol."""
-        from affray.scenario import new_world
+        from affray.data.scenario import new_world
 
         return new_world(rows, legend=legend, content=content, seed=seed, name=name)
 
@@ -344,7 +344,7 @@ class World:
 
     def set_stun(self, sheet: Sheet, state: str) -> None:
         """Set a creature's stun state (stun, weak_stun or none) and emit a `stun` event."""
-        from affray.events import Stun
+        from affray.core.events import Stun
 
         affects = sheet.affects
         for flag in ("stun", "weak_stun"):
@@ -389,8 +389,8 @@ class World:
         """Make two creatures fight: `fight` events; the victim fights back when it is
         free, awake and above stunned (R-ACT-1). `why` is the attacker's event's reason
         (a game's own mind may say "aggressive" or "assist")."""
+        from affray.core.validate import check_fight
         from affray.systems.rules.engagement import WHYS, start_fight
-        from affray.validate import check_fight
 
         if why not in WHYS:
             raise UsageError(f"start_fight: why must be one of {WHYS}, not {why!r}")
@@ -445,7 +445,7 @@ class World:
         `[[items]]` entry: an item content defines, a cell on the map and not a wall, a
         count of 1..`world.limits.max_stack` (a container: 1); a problem is a
         UsageError and changes nothing."""
-        from affray.scenario import item_problem
+        from affray.data.scenario import item_problem
 
         cell = _cell_argument(at, "add_item")
         if not isinstance(item, str):
@@ -485,7 +485,7 @@ class World:
     def _checked_door(self, at: Any, locked: bool, trapped: bool, state: str) -> Door:
         """`add_door`'s checks (UsageError); the Door it would put on `at`."""
         from affray.components.cells import DOOR_STATES
-        from affray.validate import door_at, doorway_problem
+        from affray.core.validate import door_at, doorway_problem
 
         x, y = _cell_argument(at, "add_door")
         where = f"add_door: [{x}, {y}]"
@@ -639,9 +639,9 @@ class World:
         `water` (for electricity, the ids the water bodies of those struck would carry the
         cast to if they were harmed, in spawn order; never the random arcs).
         """
-        from affray.actions import Cast
+        from affray.core.actions import Cast
+        from affray.core.validate import as_cell, projected_cell
         from affray.systems.rules.shapes import resolve_shape
-        from affray.validate import as_cell, projected_cell
 
         caster = check_action(self, Cast(actor=actor, spell=spell, target=target))
         definition = self.content.spells[spell]
@@ -664,7 +664,7 @@ class World:
     def _water_reach(self, spell_type: str, victims: tuple[int, ...]) -> list[str]:
         """The creatures the water would carry an electricity cast to from `victims`
         (R-ELEC-3), in spawn order, the victims themselves left out."""
-        from affray.grid import Terrain
+        from affray.core.grid import Terrain
         from affray.systems.terrain import body_members
 
         if self.content.damage_type(spell_type) != "lightning":
@@ -708,7 +708,7 @@ class World:
         pipeline, so it may read the world, render, even submit. Not saved (code, as
         hooks): subscribe again on a loaded world. A listener that raises stops the
         delivery with a HookError naming it (the world is whole: the tick was over)."""
-        from affray.events import EVENT_TYPES
+        from affray.core.events import EVENT_TYPES
 
         if kind != "*" and kind not in EVENT_TYPES:
             raise UsageError(f"on: unknown event kind {kind!r} (known: "
@@ -738,7 +738,7 @@ class World:
                 try:
                     listener(event)
                 except Exception as error:
-                    from affray.errors import HookError
+                    from affray.core.errors import HookError
 
                     name = getattr(listener, "__qualname__", repr(listener))
                     raise HookError(f"the {kind!r} listener {name} raised "
@@ -863,7 +863,7 @@ class World:
     def _settle(self) -> None:
         """Log that nothing is left to happen from this pulse on: once, unless something
         happened since the last `settled` event."""
-        from affray.events import Settled
+        from affray.core.events import Settled
 
         if not self.events or self.events[-1].kind != "settled":  # nothing new since
             self.emit(Settled(self.pulse))
@@ -882,7 +882,7 @@ class World:
     @entry_point
     def snapshot(self) -> dict[str, Any]:
         """The whole state as a JSON-ready dict (SCENARIO.md "final")."""
-        from affray.snapshot import snapshot
+        from affray.display.snapshot import snapshot
 
         return snapshot(self)
 
@@ -893,17 +893,17 @@ class World:
         alive: the snapshot's values), in spawn order. It costs what changed since the
         last call, not the whole world: the records are kept (`view_cache`) and only
         those of creatures an event named, that moved, came or were `touch`ed since are
-        built again (affray.view). A read-only mapping the next call updates: read it,
+        built again (affray.display.view). A read-only mapping the next call updates: read it,
         or keep `dict(world.view())`; a record that did not change is the same object."""
-        from affray.view import view
+        from affray.display.view import view
 
         return view(self)
 
     @entry_point
     def record(self) -> Any:
         """Start recording a replay: from now on every pulse is kept (a keyframe a
-        round, deltas between; see affray.replay). Returns the `Recorder`."""
-        from affray.replay import start_recording
+        round, deltas between; see affray.display.replay). Returns the `Recorder`."""
+        from affray.display.replay import start_recording
 
         return start_recording(self)
 
@@ -917,7 +917,7 @@ class World:
         runs `pulses` (None: to the scenario's end; `until="settled"`: only until nothing
         is left to happen, as `run`) first. Returns the path written.
         """
-        from affray.replay import record, write_html
+        from affray.display.replay import record, write_html
 
         if self.recorder is None or pulses is not None or until is not None:
             record(self, pulses, until)
@@ -928,7 +928,7 @@ class World:
         """Save the world as data (R-ENG-3); `affray.load_world(path)` continues it.
         A world a hook left part-way through a pulse is refused (HookError)."""
         self._refuse_if_broken()
-        from affray.save import save_world
+        from affray.data.save import save_world
 
         save_world(self, path)
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 PLAYERS, NPCS = "players", "npcs"
 ROUND_PULSES = 12  # R-TIME-2: idle for longer than a round after the last event is news

@@ -31,16 +31,16 @@ from itertools import islice
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
-from affray.event_log import EventLog
-from affray.replay import glyph_of
+from affray.core.event_log import EventLog
+from affray.display.replay import glyph_of
 from affray.systems.rules.spellbook import current_mana
 from affray.systems.rules.volley_columns import _id_fields
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 class CreatureView(NamedTuple):

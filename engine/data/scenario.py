@@ -23,10 +23,15 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, field
 
-from affray.actions import AnyAction, Attack, Cast, Close, Move, Open
-from affray.collector import collector_paused
 from affray.components import Door, WaterBody
-from affray.content_loader import (
+from affray.core.actions import AnyAction, Attack, Cast, Close, Move, Open
+from affray.core.collector import collector_paused
+from affray.core.errors import ScenarioError, UsageError
+from affray.core.esper_context import keeps_esper_world
+from affray.core.grid import Grid, Terrain, chebyshev
+from affray.core.validate import MAX_PULSE as VALIDATE_MAX_PULSE
+from affray.core.world import DEFAULT_LEGEND, World, default_rules
+from affray.data.content_loader import (
     NAMED_KINDS,
     SINGLE_KINDS,
     Content,
@@ -35,14 +40,9 @@ from affray.content_loader import (
     parse_toml,
     read_source,
 )
-from affray.creatures import Copier, CreatureValues, check_template, resolve
-from affray.defs import VIAS, CreatureFields, LimitsConfig, decode_error_field
-from affray.errors import ScenarioError, UsageError
-from affray.esper_context import keeps_esper_world
-from affray.grid import Grid, Terrain, chebyshev
+from affray.data.creatures import Copier, CreatureValues, check_template, resolve
+from affray.data.defs import VIAS, CreatureFields, LimitsConfig, decode_error_field
 from affray.systems.rules.registry import Rules
-from affray.validate import MAX_PULSE as VALIDATE_MAX_PULSE
-from affray.world import DEFAULT_LEGEND, World, default_rules
 
 # Terrain name -> (terrain code, door state or None, locked, trapped).
 TERRAIN_KINDS: dict[str, tuple[Terrain, str | None, bool, bool]] = {

@@ -189,7 +189,7 @@ class CreatureTemplate(CreatureFields, frozen=True):
     glyph: Annotated[str, msgspec.Meta(min_length=1, max_length=1)] | UnsetType = UNSET
     # An NPC's tier and style in content `levels` (trash, normal, elite, champion, boss,
     # legend; fortress, brute): the numbers the template leaves out come from the tier's
-    # curve at its level (affray.levels). Only templates have them: a scenario creature
+    # curve at its level (affray.data.levels). Only templates have them: a scenario creature
     # that wants another tier names another template.
     tier: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | UnsetType = UNSET
     style: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | UnsetType = UNSET
@@ -238,7 +238,7 @@ class StatTables(Def, frozen=True, kw_only=True):
     dex: DexTable
 
 
-# -- levels: what a level implies (content/levels.toml, affray.levels) ----------------
+# -- levels: what a level implies (content/levels.toml, affray.data.levels) ----------------
 Level0 = Annotated[int, msgspec.Meta(ge=0)]
 Multiplier = Annotated[float, msgspec.Meta(gt=0.0, le=1000.0)]
 SignedMultiplier = Annotated[float, msgspec.Meta(ge=-1000.0, le=1000.0)]

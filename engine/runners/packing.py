@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from msgspec.structs import replace as replace_struct
 
-from affray.batch import (
+from affray.core.errors import UsageError
+from affray.runners.batch import (
     CREATURE_COLUMNS,
     ROUND_PULSES,
     BatchJob,
@@ -54,11 +55,10 @@ from affray.batch import (
     Tally,
     _sample,
 )
-from affray.errors import UsageError
 
 if TYPE_CHECKING:
-    from affray.scenario import Blueprint, ScenarioAction, ScenarioFile
-    from affray.world import World
+    from affray.core.world import World
+    from affray.data.scenario import Blueprint, ScenarioAction, ScenarioFile
 
 # The largest K: a pack's rows travel back from its worker together (batch.MAX_CHUNK_SIZE).
 MAX_PACK = 10_000
@@ -150,7 +150,7 @@ def pack_job(job: BatchJob, size: int) -> PackedJob:
     `prepare` validates one copy). A UsageError when it cannot be packed: K past a bound
     of the content's `world.limits` (`check_bounds`), or a creature with a game's
     registered mind (`check_packable`)."""
-    from affray.scenario import prepare_build
+    from affray.data.scenario import prepare_build
 
     check_packable(job)
     layout = Layout.of(job.blueprint.grid.width, job.blueprint.grid.height, size)
@@ -227,7 +227,7 @@ def packed_scenario(job: BatchJob, size: int, layout: Layout) -> ScenarioFile:
     """The scenario of `size` copies laid out by `layout`: the map tiled with wall
     between the tiles, every creature, item and action once per copy, its ids renamed
     (`copy_id`) and its cells moved to its tile."""
-    from affray.scenario import MapSpec
+    from affray.data.scenario import MapSpec
 
     spec = job.spec
     wall, legend = _wall_symbol(spec.map.legend, spec.map.rows)
@@ -262,7 +262,7 @@ def _moved_action(action: ScenarioAction, copy: int, dx: int, dy: int) -> Scenar
 
 def _wall_symbol(legend: dict[str, str], rows: list[str]) -> tuple[str, dict[str, str]]:
     """A map symbol that means wall, and the legend (with it added when none did)."""
-    from affray.world import DEFAULT_LEGEND
+    from affray.core.world import DEFAULT_LEGEND
 
     meaning = {**DEFAULT_LEGEND, **legend}
     for symbol in ("#", *meaning):

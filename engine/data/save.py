@@ -30,12 +30,12 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
-from affray.content_loader import default_content
-from affray.defs import decode_error_field
-from affray.errors import AffrayError, SaveError, UsageError
-from affray.esper_context import keeps_esper_world
-from affray.event_log import EventLog
-from affray.grid import Grid
+from affray.core.errors import AffrayError, SaveError, UsageError
+from affray.core.esper_context import keeps_esper_world
+from affray.core.event_log import EventLog
+from affray.core.grid import Grid
+from affray.data.content_loader import default_content
+from affray.data.defs import decode_error_field
 from affray.systems.rules.lag import LagTable
 
 FORMAT = "affray-save"
@@ -194,7 +194,7 @@ def world_payload(world: Any) -> dict[str, Any]:
 def _system_names(world: Any) -> list[str]:
     """The world's systems by name; a SaveError for one whose class is not registered
     (a save must not lose it)."""
-    from affray.world import MAX_SYSTEMS, system_name
+    from affray.core.world import MAX_SYSTEMS, system_name
 
     if len(world.systems) > MAX_SYSTEMS:
         raise SaveError(f"cannot save {len(world.systems)} systems: a save holds at most "
@@ -287,13 +287,13 @@ def load_world(path: str | Path) -> Any:
 
 
 def _restore(data: SavePayload) -> Any:
-    from affray.world import World
+    from affray.core.world import World
 
     try:
         content = default_content().layered(data.content, "save")
     except AffrayError as error:
         raise SaveError(f"content: {error}") from None
-    from affray.save_check import check_payload  # it reads this module's types
+    from affray.data.save_check import check_payload  # it reads this module's types
 
     parts = check_payload(data, content)
     grid = Grid(parts.terrain, parts.ice_cm)

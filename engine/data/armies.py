@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 
-from affray.errors import UsageError
-from affray.scenario import MAX_SEED
+from affray.core.errors import UsageError
+from affray.data.scenario import MAX_SEED
 
 # Of each hundred soldiers: warriors, levies, archers, mages.
 MIX = (("warrior", 50), ("levy", 25), ("archer", 20), ("mage", 5))

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from affray.errors import UsageError
+from affray.core.errors import UsageError
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from rich.console import Console
 
-    from affray.balancing import Balance, Step
-    from affray.batch import Tables
+    from affray.runners.balancing import Balance, Step
+    from affray.runners.batch import Tables
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 PULSES_PER_SECOND = 4  # R-TIME-1
@@ -470,9 +470,9 @@ def read_table(path: str | Path) -> pa.Table:
 
 def read_tables(path: str | Path) -> Tables:
     """A run table and, when its files are beside it, its creature and rounds tables
-    (`write_tables`); each checked to be what it says (`affray.batch.check_table`)."""
-    from affray.batch import Tables, check_creature_table, check_table
-    from affray.files import input_file
+    (`write_tables`); each checked to be what it says (`affray.runners.batch.check_table`)."""
+    from affray.data.files import input_file
+    from affray.runners.batch import Tables, check_creature_table, check_table
 
     runs = read_table(path)
     check_table(runs, str(path))
@@ -566,7 +566,7 @@ def plot(results: Results, path: str | Path, title: str = "") -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from affray.render import png_path
+    from affray.display.render import png_path
 
     swept = bool(varied_paths(runs_of(results)))
     figure = sweep_figure(results, title) if swept else figure_of(results, title)

@@ -1,6 +1,6 @@
 """Draw a world: ASCII for the terminal, PNG for docs and bug reports (`affray render`).
 
-Both draw the same thing as the replay page (affray.replay): a *frame* (the snapshot
+Both draw the same thing as the replay page (affray.display.replay): a *frame* (the snapshot
 plus each ice cell's thickness) and each creature's fixed look (its glyph). Monsters are
 drawn by their template's `glyph`, or its first letter (k kobold, o orc_brute);
 players as `@`. A legend names every symbol on the map and every creature.
@@ -14,12 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from affray.errors import AffrayError, SaveError, ScenarioError
-from affray.esper_context import keeps_esper_world
-from affray.replay import PALETTE, creature_meta, frame_of, item_symbols
+from affray.core.errors import AffrayError, SaveError, ScenarioError
+from affray.core.esper_context import keeps_esper_world
+from affray.display.replay import PALETTE, creature_meta, frame_of, item_symbols
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 FIRE = "^"
 CHEST = "="
@@ -31,8 +31,8 @@ THICK_ICE_CM = 30  # drawn whiter from here on (PNG and page); the legend gives 
 @keeps_esper_world
 def open_world(path: str | Path, seed: int | None = None) -> World:
     """A scenario file or a save (told apart by the save's JSON header line)."""
-    from affray.save import load_world
-    from affray.scenario import load_scenario
+    from affray.data.save import load_world
+    from affray.data.scenario import load_scenario
 
     path = Path(path)
     try:

@@ -4,7 +4,7 @@ A creature template states its level (`level`, 1 if it states none but has a `ti
 the numbers it states are its numbers at that level. A scenario creature of that
 template at another level gets each of those numbers scaled by the curve of the field,
 value x curve(its level) / curve(the template's level), rounded half away from zero;
-what the scenario creature sets itself wins (`affray.creatures.resolve`). An NPC
+what the scenario creature sets itself wins (`affray.data.creatures.resolve`). An NPC
 template with a `tier` gets the numbers it leaves out from the tier's multipliers of the
 base curve at its own level (`tier_numbers`). The data is the source's newer balance
 files (fight/mob_tiers.json, fight/pc_baseline.json; reference notes section 12); the
@@ -38,7 +38,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from affray.defs import ARMOR_COLUMNS, CreatureFields, LevelsConfig, NpcCurve, PcCurve
+from affray.data.defs import ARMOR_COLUMNS, CreatureFields, LevelsConfig, NpcCurve, PcCurve
 
 # The fields a level implies, by who has them (the module doc).
 PC_FIELDS = ("hp", "max_hp", "hitroll", "damroll")
@@ -207,7 +207,7 @@ def template_numbers(content: Any, template: CreatureFields) -> dict[str, Any]:
     an NPC template with a `tier` what the tier implies for the rest (hp, hand dice,
     hitroll, saving throw, each armor column it leaves out). `armor` is a dict of the
     columns; `damage` is (count, sides, bonus)."""
-    from affray.dice import parse_dice
+    from affray.core.dice import parse_dice
 
     numbers: dict[str, Any] = {}
     player = bool(stated(template, "player"))
@@ -321,7 +321,7 @@ def template_name(entry: CreatureFields) -> str:
 
 
 def scenario_lines(spec: Any, content: Any) -> list[str]:
-    """`describe` for each creature of a parsed scenario (`affray.scenario.ScenarioFile`)
+    """`describe` for each creature of a parsed scenario (`affray.data.scenario.ScenarioFile`)
     over its layered content, in the file's order."""
     lines = []
     for entry in spec.creatures:

@@ -41,7 +41,9 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from affray.batch import (
+from affray.core.errors import AffrayError, ScenarioError, UsageError
+from affray.core.esper_context import keeps_esper_world
+from affray.runners.batch import (
     COLLECT,
     POINT_COLUMN,
     Plan,
@@ -56,13 +58,11 @@ from affray.batch import (
     read_scenario,
     run_plan,
 )
-from affray.errors import AffrayError, ScenarioError, UsageError
-from affray.esper_context import keeps_esper_world
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from affray.batch import BatchJob
+    from affray.runners.batch import BatchJob
 
 MAX_POINTS = 1_000  # grid points of one sweep: each is validated and kept before a run
 MAX_BALANCE_RUNS = 1_000_000  # runs at one value of the solver, at most
@@ -98,8 +98,8 @@ def locate(raw: dict[str, Any], path: str, command: str = "sweep"
     creature named by id becomes its index): what tells two paths for one field apart
     from two fields. Refuses what cannot be varied, or does not exist, with a
     UsageError naming the path."""
-    from affray.content_loader import NAMED_KINDS, SINGLE_KINDS
-    from affray.scenario import SCENARIO_KEYS
+    from affray.data.content_loader import NAMED_KINDS, SINGLE_KINDS
+    from affray.data.scenario import SCENARIO_KEYS
 
     keys = _key_of(path, command)
     top = keys[0]
@@ -159,7 +159,7 @@ def _content_entry(raw: dict[str, Any], kind: str, name: str, path: str,
     """A named content entry's table: the scenario's inline one, else a copy of the
     default content's (an inline entry replaces the default whole, so a sweep of one
     field starts from the default's others)."""
-    from affray.content_loader import _raw_default
+    from affray.data.content_loader import _raw_default
 
     inline = raw.get("content", {}).get(kind, {}) if isinstance(raw.get("content"), dict) \
         else {}
@@ -177,7 +177,7 @@ def set_path(raw: dict[str, Any], path: str, value: Any, command: str = "sweep")
     """Set the field a path names in the scenario's tables (in place: give a copy),
     making the tables on the way that are not there. Descending into a value that is
     not a table (`creatures.warrior.hp.x`) is a UsageError."""
-    from affray.content_loader import NAMED_KINDS
+    from affray.data.content_loader import NAMED_KINDS
 
     keys = _key_of(path, command)
     node: Any = raw
@@ -370,7 +370,7 @@ class Scenario:
 
     @classmethod
     def read(cls, scenario: str | Path) -> Scenario:
-        from affray.scenario import parse_scenario
+        from affray.data.scenario import parse_scenario
 
         path, text = read_scenario(scenario)
         _spec, raw = parse_scenario(text, str(path))
@@ -383,8 +383,8 @@ class Scenario:
         naming the path and the value, and the file, entry and field as usual."""
         import msgspec
 
-        from affray.defs import decode_error_field
-        from affray.scenario import ScenarioFile, _entry_name
+        from affray.data.defs import decode_error_field
+        from affray.data.scenario import ScenarioFile, _entry_name
 
         raw = copy.deepcopy(self.raw)
         for path, value in edits:
@@ -431,7 +431,7 @@ def grid(scenario: Scenario, vary: list[tuple[str, list[Any]]], command: str = "
 def _check_columns(plan: Plan, command: str) -> None:
     """A varied path must not be named like another column of the tables (`pulses` is
     the run table's, a creature id with dots could make `creatures.x.hp`)."""
-    from affray.batch import LONG_COLUMNS, ROUND_COLUMNS
+    from affray.runners.batch import LONG_COLUMNS, ROUND_COLUMNS
 
     taken = {name for name, _ in columns(plan)} | {POINT_COLUMN} | \
         {name for name, _ in LONG_COLUMNS} | {name for name, _ in ROUND_COLUMNS}
@@ -587,7 +587,7 @@ def balance(scenario: str | Path, path: str, low: int, high: int, *, side: str,
     level = _fraction("confidence", confidence, 0.5, 1.0)
     if level > 0.9999:
         raise _fail(f"confidence must be at most 0.9999, got {confidence!r}", "balance")
-    from affray.batch import _whole
+    from affray.runners.batch import _whole
 
     per_step = _whole("runs", runs, 1, MAX_BALANCE_RUNS, "balance")
     most = _whole("max_runs", max_runs, per_step, MAX_BALANCE_RUNS, "balance")
@@ -626,7 +626,7 @@ class _Solver:
 
     def evaluate(self, value: int, job: BatchJob | None = None) -> Step:
         """Run `value` until its interval decides, or `max_runs`."""
-        from affray.report import wilson
+        from affray.display.report import wilson
 
         job = job or self.source.point([(self.path, value)], "balance")
         plan = Plan(jobs=(job,), text=self.source.text)

@@ -15,7 +15,7 @@ thickness of each ice cell) and keeps:
 
 `decode_frame` (and the page's script, which mirrors it) rebuilds the frame at any
 pulse from the last keyframe at or before it and the deltas after it. The event log
-goes in beside the frames, each event with its player text (`affray.text`).
+goes in beside the frames, each event with its player text (`affray.display.text`).
 
 Frames are numbered by the snapshot's `pulse`: frame `s` is the state after `s`
 pulses have run, i.e. after the events of pulse `s - 1`. The page shows "pulse P" as
@@ -32,11 +32,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from affray.esper_context import keeps_esper_world
-from affray.text import render_events
+from affray.core.esper_context import keeps_esper_world
+from affray.display.text import render_events
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 ROUND_PULSES = 12  # R-TIME-2: a round is 12 pulses; a keyframe may fall on each
 KEY_GAP_ROUNDS = 10  # at most this many rounds between keyframes while things change
@@ -229,7 +229,7 @@ class Recorder:
     def data(self, world: World) -> dict[str, Any]:
         """Everything the page needs, as JSON-ready data."""
         # Each event with its line of player text; null for one folded into an earlier
-        # line (a cast's cell effects of one kind are one line: affray.text).
+        # line (a cast's cell effects of one kind are one line: affray.display.text).
         events = [event.to_dict() for event in world.events[self.first_event:]]
         for data, line in zip(events, render_events(events), strict=True):
             data["text"] = line
@@ -334,8 +334,8 @@ def record(world: World, pulses: int | None = None, until: str | None = None) ->
     or, with `until="settled"`, until nothing is left to happen (`World.run`). Idle
     stretches are jumped, as `World.run` jumps them, and recorded as one prediction.
     A bad `pulses` or `until` raises UsageError before anything starts recording."""
-    from affray.errors import UsageError
-    from affray.validate import MAX_PULSE, check_count
+    from affray.core.errors import UsageError
+    from affray.core.validate import MAX_PULSE, check_count
 
     if until not in (None, "settled"):
         raise UsageError(f"record: until must be None or 'settled', not {until!r}")
@@ -386,7 +386,7 @@ def render_html(data: dict[str, Any]) -> str:
     import jinja2
 
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("affray", "templates"), autoescape=True)
+        loader=jinja2.PackageLoader("affray.display", "templates"), autoescape=True)
     template = environment.get_template("replay.html.j2")
     return template.render(title=data["name"] or "affray replay", blob=pack(data),
                            palette=PALETTE)
@@ -417,7 +417,7 @@ def write_html(world: World, recorder: Recorder, path: str | Path) -> Path:
     return path
 
 
-# The colours of the page and of the PNG render (affray.render), so both look alike.
+# The colours of the page and of the PNG render (affray.display.render), so both look alike.
 PALETTE: dict[str, str] = {
     "floor": "#e9e4d8", "wall": "#4a4a4a", "water": "#4d8fd6", "ice_thin": "#cfe9f7",
     "ice_thick": "#ffffff", "door": "#8b5a2b", "grid": "#d5cfc0", "fire": "#f26b1d",

@@ -73,7 +73,7 @@ class EventLog(MutableSequence[Any]):
     def since(self, mark: Mark) -> list[Any]:
         """The events logged after `mark`, in order (a new list). A mark from another
         log, or made before events already logged were edited or removed, is refused."""
-        from affray.errors import UsageError
+        from affray.core.errors import UsageError
 
         if not isinstance(mark, Mark):
             raise UsageError(f"since: expected a mark from events.mark(), got {mark!r}")

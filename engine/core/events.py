@@ -2,7 +2,7 @@
 
 Each kind of SCENARIO.md is a NamedTuple with the fields the contract names; `to_dict()`
 gives the JSON-ready form (`pulse`, `kind`, then the fields; cells as [x, y]). Player
-text is rendered from these by `affray.text`, never written by the systems.
+text is rendered from these by `affray.display.text`, never written by the systems.
 
 Why tuples: an event is an immutable record, and a long fight logs many thousands.
 A tuple of plain values is small and cheap to build (`tuple.__new__(Kind, fields)` skips

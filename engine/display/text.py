@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from affray.events import Event
+from affray.core.events import Event
 
 
 def _cell(cell: Any) -> str:

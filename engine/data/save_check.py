@@ -3,7 +3,7 @@ so its values and cross references are checked here as strictly as a scenario's,
 anything is built from them. Every error is a SaveError naming the entry and the field
 (`load_world` puts the save file in front).
 
-The payload's shape was already checked by msgspec (`affray.save.SavePayload`); here each
+The payload's shape was already checked by msgspec (`affray.data.save.SavePayload`); here each
 component goes through its registered dataclass (generic over components), then:
 
 - the clock, the grid and lag arrays, the generator's state;
@@ -12,7 +12,7 @@ component goes through its registered dataclass (generic over components), then:
   kind needs and none of another kind's; components a game registers may ride along,
   and an entity of a game's own components may also hold a Position and a Spawn;
 - creatures: by_id, lag slots, every field a scenario sets through the scenario's own
-  checks (`affray.creatures.check_template`, so a bound added there applies to saves
+  checks (`affray.data.creatures.check_template`, so a bound added there applies to saves
   too), and what a run changes by the rules the run keeps (hit points, positions, lag,
   statuses and their timers, affects, gear), the cell each stands on, the occupancy grid;
 - cells: floor stacks and chests (and their contents) as a scenario's items, doors
@@ -21,7 +21,7 @@ component goes through its registered dataclass (generic over components), then:
 - spawn numbers (R-GRID-3) against the spawn counter and the entity ids; the creature
   ids a component names (fights, causes);
 - queued and scripted actions, field by field, through the scenario's action check
-  (`affray.scenario._to_action`);
+  (`affray.data.scenario._to_action`);
 - the event log: each event typed as its kind, in pulse order, naming known creatures.
 
 Where a run can take a value past a scenario's bound (a degree of a status stacks past
@@ -40,7 +40,6 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
-from affray.actions import ActionQueue, AnyAction, Attack, Cast, Close, Move, Open
 from affray.components import (
     COMPONENTS,
     DOOR_STATES,
@@ -66,17 +65,18 @@ from affray.components import (
     Vitals,
     WaterBody,
 )
-from affray.creatures import INT32, check_template
-from affray.defs import POSITIONS, ArmorBlock, CreatureFields, StatBlock, decode_error_field
-from affray.errors import SaveError, ScenarioError
-from affray.events import EVENT_TYPES
-from affray.grid import Grid, Terrain
-from affray.rng import Rng
-from affray.save import SavePayload, _dec_hook, _decode_array, _enc_hook
-from affray.scenario import MAX_SEED, TERRAIN_KINDS, ScenarioAction, _to_action
+from affray.core.actions import ActionQueue, AnyAction, Attack, Cast, Close, Move, Open
+from affray.core.errors import SaveError, ScenarioError
+from affray.core.events import EVENT_TYPES
+from affray.core.grid import Grid, Terrain
+from affray.core.rng import Rng
+from affray.core.validate import MAX_PULSE
+from affray.core.world import DEFAULT_LEGEND, MAX_SYSTEMS, system_class
+from affray.data.creatures import INT32, check_template
+from affray.data.defs import POSITIONS, ArmorBlock, CreatureFields, StatBlock, decode_error_field
+from affray.data.save import SavePayload, _dec_hook, _decode_array, _enc_hook
+from affray.data.scenario import MAX_SEED, TERRAIN_KINDS, ScenarioAction, _to_action
 from affray.systems.rules.lag import LagTable
-from affray.validate import MAX_PULSE
-from affray.world import DEFAULT_LEGEND, MAX_SYSTEMS, system_class
 
 # Entity ids: a creature's id lives in the grid's 32-bit occupancy array, so no id may
 # pass what it holds. Ids no saved entity holds (deleted entities) cost nothing on load
@@ -429,7 +429,7 @@ def _check_mind(data: SavePayload, mind: Mind, grid: Grid, where: str) -> None:
 
 def _check_id(creature_id: str, where: str) -> None:
     """A creature id as a scenario takes it: a name, not empty, no spaces around it, no
-    control characters (engine/scenario.py's rule, written there inline)."""
+    control characters (engine/data/scenario.py's rule, written there inline)."""
     need(bool(creature_id) and creature_id == creature_id.strip()
          and creature_id.isprintable(), f"{where}, component Creature, field 'id': an id "
          f"is a name: not empty, no spaces around it, no control characters")

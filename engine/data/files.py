@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from affray.errors import AffrayError, UsageError
+from affray.core.errors import AffrayError, UsageError
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024  # scenario and content TOML files
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import esper
 import msgspec
 
-from affray.actions import (
+from affray.components import Chest, Door, ItemStack, Position, Vitals
+from affray.core.actions import (
     ActionQueue,
     AnyAction,
     Attack,
@@ -27,14 +28,13 @@ from affray.actions import (
     Open,
     action_name,
 )
-from affray.components import Chest, Door, ItemStack, Position, Vitals
-from affray.defs import VIAS
-from affray.errors import ActionError, UsageError
-from affray.grid import Terrain, chebyshev
+from affray.core.errors import ActionError, UsageError
+from affray.core.grid import Terrain, chebyshev
+from affray.data.defs import VIAS
 
 if TYPE_CHECKING:
+    from affray.core.world import World
     from affray.systems.rules.sheet import Sheet
-    from affray.world import World
 
 
 def projected_cell(entity: int) -> tuple[int, int]:

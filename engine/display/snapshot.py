@@ -18,12 +18,12 @@ from affray.components import (
     Statuses,
     Vitals,
 )
-from affray.grid import Terrain
-from affray.replay import glyph_of
+from affray.core.grid import Terrain
+from affray.display.replay import glyph_of
 from affray.systems.rules.spellbook import current_mana
 
 if TYPE_CHECKING:
-    from affray.world import World
+    from affray.core.world import World
 
 
 def terrain_symbols(world: World) -> dict[str, str]:

@@ -3,7 +3,7 @@
 A scenario creature's fields win over its template's, which win over the engine's
 defaults. Every name it uses (profession, items, immunity bits, statuses, affects,
 defences) is checked against content here, so a bad entry fails at load (R-ENG-1).
-`Copier` hands each World built from a prepared scenario (`affray.scenario.Blueprint`)
+`Copier` hands each World built from a prepared scenario (`affray.data.scenario.Blueprint`)
 its own deep copy of the values resolved once.
 """
 
@@ -17,7 +17,6 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from affray import levels as levels_module
 from affray.components import (
     Affects,
     Combat,
@@ -33,9 +32,10 @@ from affray.components import (
     Vitals,
     WornItem,
 )
-from affray.content_loader import dice_problem
-from affray.defs import DEFENCE_NAMES, POSITIONS, CreatureFields, CreatureTemplate
-from affray.dice import parse_dice
+from affray.core.dice import parse_dice
+from affray.data import levels as levels_module
+from affray.data.content_loader import dice_problem
+from affray.data.defs import DEFENCE_NAMES, POSITIONS, CreatureFields, CreatureTemplate
 
 _STAT_FIELDS = (("str_", "strength"), ("int_", "intelligence"), ("wis", "wisdom"),
                 ("dex", "dexterity"), ("con", "constitution"), ("cha", "charisma"),
@@ -110,7 +110,7 @@ def _template_of(content: Any, fields: CreatureFields) -> CreatureFields | None:
 
 def check_level_fields(content: Any, fields: CreatureFields) -> tuple[str, str] | None:
     """A template's tier and style are content's (`levels`), and an NPC's; the numbers
-    a level implies (affray.levels) fit the content's bounds like stated ones: a level
+    a level implies (affray.data.levels) fit the content's bounds like stated ones: a level
     past what a curve can give is refused, naming the level and the number."""
     tier, style = getattr(fields, "tier", UNSET), getattr(fields, "style", UNSET)
     levels = content.levels
@@ -352,7 +352,7 @@ class CreatureValues:
 def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None,
             fighting: str | None = None) -> CreatureValues:
     """Merge entry over template over defaults into component values."""
-    # The entry's fields win over what its level implies (affray.levels), which wins
+    # The entry's fields win over what its level implies (affray.data.levels), which wins
     # over the template's own numbers (they are the template's level's).
     derived = levels_module.derived_fields(content, entry, template)
     derived_armor = derived.pop("armor", {})

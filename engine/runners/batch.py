@@ -6,7 +6,7 @@ is built from copies of it) in a `BatchJob`, never a path to read again. Seeds a
 chunks, many runs per task, and each task returns plain rows; the rows are put back in
 run order, so the tables are the same whatever the number of workers or the executor.
 
-A batch is a `Plan` of one grid point; a sweep (`affray.balancing.sweep`) is a Plan of
+A batch is a `Plan` of one grid point; a sweep (`affray.runners.balancing.sweep`) is a Plan of
 many, one `BatchJob` per point, each task the runs of one point. The row of a run
 depends only on its point's job and its seed.
 
@@ -51,15 +51,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from affray.errors import ScenarioError, UsageError
-from affray.esper_context import keeps_esper_world
+from affray.core.errors import ScenarioError, UsageError
+from affray.core.esper_context import keeps_esper_world
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from affray.content_loader import Content
-    from affray.scenario import Blueprint, ScenarioFile
-    from affray.world import World
+    from affray.core.world import World
+    from affray.data.content_loader import Content
+    from affray.data.scenario import Blueprint, ScenarioFile
 
 BACKENDS = ("local", "dask")
 # How much a batch keeps, each level with the ones before it: the run table, the
@@ -97,7 +97,7 @@ class BatchJob:
     `content` (layering and validating content is then not redone per run), `raw` its
     TOML tables (a World keeps them for saves), `creatures` the ids in spawn order and
     `damage_types` the canonical damage types. `blueprint` is the scenario validated and
-    resolved once (`affray.scenario.Blueprint`): a run's World is built from it, its own
+    resolved once (`affray.data.scenario.Blueprint`): a run's World is built from it, its own
     copy of everything it may change, not from the file again.
     """
 
@@ -116,14 +116,14 @@ class BatchJob:
 
 def read_scenario(scenario: str | Path) -> tuple[Path, str]:
     """A scenario file's path and text: a file, or the name of a built-in scenario
-    ("duel", "demo"). It must be a regular file of at most `affray.files.MAX_SOURCE_BYTES`
+    ("duel", "demo"). It must be a regular file of at most `affray.data.files.MAX_SOURCE_BYTES`
     (a FIFO or a device is refused unread)."""
-    from affray.content_loader import read_source
-    from affray.files import input_file
+    from affray.data.content_loader import read_source
+    from affray.data.files import input_file
 
     path = Path(scenario)
     if not path.exists() and path.suffix == "" and path.name == str(scenario):
-        from affray.scenario import builtin_scenario
+        from affray.data.scenario import builtin_scenario
 
         path = builtin_scenario(path.name)  # "duel": a built-in scenario by name
     input_file(path, ScenarioError)  # a regular file within the size limit, not a FIFO
@@ -133,7 +133,7 @@ def read_scenario(scenario: str | Path) -> tuple[Path, str]:
 def prepare(scenario: str | Path) -> BatchJob:
     """Read, parse and validate a scenario once (a test world is built and closed) and
     keep its `Blueprint`, from which every run's World is built."""
-    from affray.scenario import parse_scenario
+    from affray.data.scenario import parse_scenario
 
     path, text = read_scenario(scenario)
     spec, raw = parse_scenario(text, str(path))
@@ -145,8 +145,8 @@ def prepare_parsed(spec: ScenarioFile, raw: dict[str, Any], source: str) -> Batc
     edited at its paths and converted again)."""
     from msgspec.structs import replace as replace_struct
 
-    from affray.content_loader import default_content
-    from affray.scenario import prepare_build
+    from affray.data.content_loader import default_content
+    from affray.data.scenario import prepare_build
 
     content = default_content().layered(spec.content, source)
     plain = replace_struct(spec, content={})  # its content is folded into `content`
@@ -448,7 +448,7 @@ def run_chunk(job: BatchJob, runs: Sequence[tuple[int, int]], collect: str = "ru
     """One task: several (run, seed) pairs of one grid point, in order. Module level,
     so it pickles by name for a process pool or a Dask worker."""
     exit_seed = _test_exit_seed()
-    from affray.packing import PackedJob, run_packs
+    from affray.runners.packing import PackedJob, run_packs
 
     if isinstance(job, PackedJob):
         if exit_seed is not None and any(seed == exit_seed for _, seed in runs):
@@ -491,7 +491,7 @@ def _test_exit() -> None:
 MAX_WORKERS = 256  # processes on one machine (a fork start launches them all at once)
 MAX_CHUNK_SIZE = 10_000  # runs per task: a task's rows travel back together
 LOST_RUN_ATTEMPTS = 3  # a run whose worker died this often, on its own, is an error row
-MAX_SEED = 2**63 - 1  # affray.scenario.MAX_SEED: a World's seed, an int64 column
+MAX_SEED = 2**63 - 1  # affray.data.scenario.MAX_SEED: a World's seed, an int64 column
 
 
 def _whole(name: str, value: object, low: int, high: int, command: str = "batch") -> int:
@@ -516,7 +516,7 @@ class _Arguments:
     workers: int
     chunk_size: int | None
     collect: str = "runs"
-    pack: int | None = None  # K copies to a World (affray.packing), None: one per run
+    pack: int | None = None  # K copies to a World (affray.runners.packing), None: one per run
 
 
 def check_arguments(scenario: object, runs: object, seed: object = 0, workers: object = 1,
@@ -561,7 +561,7 @@ def check_arguments(scenario: object, runs: object, seed: object = 0, workers: o
     if not isinstance(collect, str) or collect not in COLLECT:
         raise UsageError(f"{command}: collect must be one of {', '.join(COLLECT)}, "
                          f"not {collect!r}")
-    from affray.packing import MAX_PACK
+    from affray.runners.packing import MAX_PACK
 
     copies = None if pack is None else _whole("pack", pack, 1, MAX_PACK, command)
     return _Arguments(runs=count, seed=first, workers=processes, chunk_size=size,
@@ -882,7 +882,7 @@ def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
     only. `progress(done, total)` is called as tasks finish.
 
     `pack=K` runs K copies of the scenario side by side in one World, walled apart, so
-    their rounds are vectorised together (`affray.packing`, for throughput): each copy
+    their rounds are vectorised together (`affray.runners.packing`, for throughput): each copy
     is a row of its own. A pack's World is seeded with its first run's seed, so a row
     is not its seed's unpacked row (except at K = 1) but has the same distribution;
     rows are the same for any workers or executor at the same K, and tasks (and
@@ -900,7 +900,7 @@ def batch(scenario: str | Path, runs: int, seed: int = 0, workers: int = 1,
     checked = check_arguments(scenario, runs, seed, workers, executor, backend, scheduler,
                               chunk_size, progress, collect, pack=pack)
     path, text = read_scenario(scenario)
-    from affray.scenario import parse_scenario
+    from affray.data.scenario import parse_scenario
 
     spec, raw = parse_scenario(text, str(path))
     plan = Plan(jobs=(prepare_parsed(spec, raw, str(path)),), text=text)
@@ -915,8 +915,8 @@ def run_plan(plan: Plan, checked: _Arguments, *, executor: Executor | None = Non
     """Run every point of a plan, `checked.runs` seeds each, on the executor, Dask or
     process pool `batch` describes; the tables in run order (point by point)."""
     pa = pa or _pyarrow()
-    if checked.pack is not None:  # K copies to a World (affray.packing)
-        from affray.packing import pack_plan
+    if checked.pack is not None:  # K copies to a World (affray.runners.packing)
+        from affray.runners.packing import pack_plan
 
         plan = pack_plan(plan, checked.pack, checked.runs)
     collector = _Collector(plan, checked, progress, pa)

@@ -1,0 +1,1 @@
+"""The runners: batches of runs, packed runs, sweeps and the break-even solver."""
