@@ -15,6 +15,7 @@ all long-lived ones), which keeps the cost per event constant as the log grows.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple, Protocol
 
 Cell = tuple[int, int]
@@ -328,3 +329,31 @@ def event_from_dict(data: dict[str, Any]) -> Any:
         value = data[key] if key in data or name not in defaults else defaults[name]
         values.append(tuple(value) if isinstance(value, list) else value)
     return cls(*values)
+
+
+# -- the creatures an event names (caches that must look again at them) ------------------
+# The event fields that name a creature: a creature an event names may have changed in
+# any way (the vectorised round's kept columns and `World.view` read it so).
+CREATURE_FIELDS = ("source", "target", "actor", "killer", "cause")
+_NAMING: dict[type, tuple[str, ...]] = {}
+
+
+def naming_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an event kind that may name a creature (all of `CREATURE_FIELDS`
+    for an event that is not a NamedTuple)."""
+    fields = _NAMING.get(kind)
+    if fields is None:
+        names = getattr(kind, "_fields", CREATURE_FIELDS)
+        fields = _NAMING[kind] = tuple(name for name in CREATURE_FIELDS if name in names)
+    return fields
+
+
+def mark_named(events: Iterable[Any], by_id: Mapping[str, int], marked: set[int]) -> None:
+    """Add to `marked` the entity of every creature these events name."""
+    for event in events:
+        for field in naming_fields(type(event)):
+            name = getattr(event, field, None)
+            if type(name) is str:
+                entity = by_id.get(name)
+                if entity is not None:
+                    marked.add(entity)

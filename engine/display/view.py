@@ -32,9 +32,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from affray.core.event_log import EventLog
+from affray.core.events import mark_named
 from affray.display.replay import glyph_of
 from affray.systems.rules.spellbook import current_mana
-from affray.systems.rules.volley_columns import _id_fields
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -121,13 +121,7 @@ class ViewCache:
         events = world.events
         by_id, dirty = world.by_id, self.dirty
         if len(events) > self.seen:
-            for event in events[self.seen:]:
-                for field in _id_fields(type(event)):
-                    name = getattr(event, field, None)
-                    if type(name) is str:
-                        entity = by_id.get(name)
-                        if entity is not None:
-                            dirty.add(entity)
+            mark_named(events[self.seen:], by_id, dirty)
             self.seen = len(events)
         tick = self._regen_tick(world)
         if tick != self.regen_tick:

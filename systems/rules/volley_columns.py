@@ -39,6 +39,7 @@ import numpy as np
 
 from affray.core.dice import dice_average_x2
 from affray.core.event_log import EventLog
+from affray.core.events import mark_named
 from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules.blow import (
     CLASS_DIVISOR,
@@ -132,10 +133,6 @@ FLOATS = ("plain_acc", "ev_base")
 FLOAT = {name: i for i, name in enumerate(FLOATS)}
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
-# The event fields that name a creature (events.py): a creature an event names may have
-# changed in any way.
-ID_FIELDS = ("source", "target", "actor", "killer", "cause")
-
 
 class StaticRows:
     """The numbers the immutable parts of a sheet give, one table row per distinct
@@ -393,15 +390,7 @@ class VolleyCache:
 
     def note_events(self, world: World, start: int, stop: int | None = None) -> None:
         """Mark dirty every creature the events `start:stop` name."""
-        by_id = world.by_id
-        dirty = self.dirty
-        for event in world.events[start:stop]:
-            for field in _id_fields(type(event)):
-                name = getattr(event, field, None)
-                if type(name) is str:
-                    entity = by_id.get(name)
-                    if entity is not None:
-                        dirty.add(entity)
+        mark_named(world.events[start:stop], world.by_id, self.dirty)
 
     def looked(self, world: World) -> None:
         """Every event so far has been taken into account."""
@@ -635,17 +624,6 @@ class VolleyCache:
                        self.fighting, self.id_array[:n], table[first:first + 4, :n],
                        undazed, self.floats[FLOAT["plain_acc"], :n],
                        self.floats[FLOAT["ev_base"], :n], self.learned_raw[:, :n])
-
-
-_FIELDS_OF: dict[type, tuple[str, ...]] = {}
-
-
-def _id_fields(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS_OF.get(kind)
-    if fields is None:
-        names = getattr(kind, "_fields", ID_FIELDS)  # not a NamedTuple: look at them all
-        fields = _FIELDS_OF[kind] = tuple(name for name in ID_FIELDS if name in names)
-    return fields
 
 
 def gather(world: World, sheets: list[Sheet]) -> Columns:
