@@ -5,8 +5,8 @@ SCENARIO.md): a field with a river down the middle and a bridge across it, and o
 side an army in ranks: warriors in front (a pack: they go for the nearest foe they see
 and pile into their side's fights), levies behind them (they run when badly hurt),
 archers behind those (they keep four cells from the foe and shoot a bolt), and a few
-mages at the back (they keep their distance and throw fireballs, never into their own
-ranks: the preview counts who would be struck). Nobody is scripted: every creature acts
+mages at the back (they keep their distance and throw fireballs, never one whose preview
+strikes as many of their own side as of the foe, R-MIND-6). Nobody is scripted: every creature acts
 on its mind (SPEC section 16). The armies begin out of reach and in sight of each other,
 so they march, meet at the river, and fight along the front.
 
@@ -27,8 +27,8 @@ MIX = (("warrior", 50), ("levy", 25), ("archer", 20), ("mage", 5))
 SIDES = ("red", "blue")
 GAP = 24  # cells of field between the two armies' front ranks (the river in the middle)
 MAX_PER_SIDE = 100_000
-# The built-in battle's size: a whole battle that plays to the end in about half a
-# minute here (docs/decisions.md, "The built-in battle"), not the 1,000 of issue 21.
+# The built-in battle's size: a whole battle that plays to the end in a few seconds
+# (docs/decisions.md, "The built-in battle"), not the 1,000 of issue 21.
 BATTLE_PER_SIDE = 100
 
 CONTENT = '''
