@@ -14,7 +14,7 @@ with the rule IDs):
 - sight and minds: a wall blocks sight (R-GRID-1), a mind sees and picks foes only in
   sight (R-MIND-2..4), and an attack or a fight needs a neighbour (R-MELEE-2); two
   tiles' cells are two cells apart at least;
-- shapes: every shape stops at the first wall on its line (R-SHAPE-*), and a burst or a
+- shapes: every shape stops at the first wall on its line (R-SHAPE-1..7), and a burst or a
   cone strikes only cells with line of effect from its source;
 - water: bodies are 8-connected water (R-GRID-5): two tiles' water is never connected;
 - arcs: an arc jumps to a creature beside the struck one (R-ELEC-1); a chain lightning
