@@ -779,6 +779,8 @@ def _main(argv: Sequence[str] | None) -> int:
     _check_usage(parser, args)
     if getattr(args, "scenario", None) is not None:
         args.scenario = _builtin_or_path(args.scenario)
+    if args.command == "check":  # `affray check battle`, as `affray run battle`
+        args.paths = [_builtin_or_path(path) for path in args.paths]
     try:
         _check_files(args)
         if args.command == "run":

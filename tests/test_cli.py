@@ -839,3 +839,19 @@ def test_report_plots_seven_creatures_as_small_multiples(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == f"plots written to {tmp_path / 'plots.png'}"
     assert (tmp_path / "plots.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_check_takes_a_built_in_scenario_s_name_as_run_does(tmp_path):
+    """`affray check battle` checks the shipped battle, as `affray run battle` runs it;
+    a file of that name in the folder wins, and a name neither is a message, exit 1."""
+    from affray.data.scenario import builtin_scenario
+
+    result = affray_cli("check", "battle", "duel")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"{builtin_scenario('battle')}: ok (scenario)",
+                                          f"{builtin_scenario('duel')}: ok (scenario)"]
+    (tmp_path / "battle").write_text("not toml [", encoding="utf-8")
+    local = affray_cli("check", "battle", cwd=tmp_path)
+    assert local.returncode == 1 and local.stderr.startswith("battle: ")
+    missing = affray_cli("check", "no_such_battle")
+    assert missing.returncode == 1 and "no_such_battle" in missing.stderr
