@@ -9,8 +9,8 @@ learns which (the same marks the world already keeps for its other per-creature 
 docs/decisions.md, "`World.view()`: marked by events, not by every write"):
 
 - every event logged since the view last looked marks the creatures it names
-  (`source`, `target`, `actor`, `killer`, `cause`: the names the vectorised round's
-  column cache reads, `volley_columns.note_events`): the engine logs an event for
+  (`source`, `target`, `actor`, `killer`, `cause`: `affray.core.events.mark_named`,
+  which the vectorised round's column cache reads them by too): the engine logs an event for
   everything it does to a creature (a blow, a spell, a fight's start or end, a move, a
   push, a death, a status...);
 - what logs nothing marks the creature where the roster hears of it: `World.place`,
