@@ -165,6 +165,17 @@ def test_rows_are_the_same_for_any_workers_executor_or_chunk_size():
     assert all(row["error"] is None for row in rows)
 
 
+def test_packed_rows_are_the_same_on_dask():
+    """backend="dask" on a 2-worker LocalCluster: a packed batch (a short last pack,
+    every table) gives the rows it gives in this process."""
+    pytest.importorskip("dask.distributed")
+    kwargs = {"runs": 25, "seed": 3, "collect": "creatures", "pack": 10}
+    local = batch_module.batch(DUEL, **kwargs)
+    dask = batch_module.batch(DUEL, workers=2, backend="dask", **kwargs)
+    assert dask.runs.equals(local.runs)
+    assert dask.creatures.equals(local.creatures)
+
+
 def test_each_pack_is_seeded_with_its_first_run_s_seed():
     """Pack j of a batch is the World of seed `seed + j*K`: the rows of runs 20..29 of a
     batch from seed 0 at K = 10 are the rows of a batch from seed 20 at K = 10."""
