@@ -59,7 +59,7 @@ def test_the_collector_is_as_it_was_after(enabled):
             gc.disable()
         world.add_creatures(_creatures(world.content, 3))
         assert gc.isenabled() is enabled
-        with pytest.raises(ValueError, match="already occupied"):
+        with pytest.raises(affray.UsageError, match=r"entry 1 \('x2'\): cell \[0, 0\] is already"):
             world.add_creatures([("x1", (5, 2), resolve(world.content, CreatureFields(), None)),
                                  ("x2", (0, 0), resolve(world.content, CreatureFields(), None))])
         assert gc.isenabled() is enabled
@@ -67,4 +67,31 @@ def test_the_collector_is_as_it_was_after(enabled):
     finally:
         if was:
             gc.enable()
+        world.close()
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ("c9", r"entry 1: must be \(id, at, values\)"),
+    (("c9", (0, 2)), r"entry 1: must be \(id, at, values\)"),
+    ((7, (0, 2), "V"), r"entry 1: the id must be a non-empty str"),
+    (("c9", (0, -1), "V"), r"entry 1 \('c9'\): cell \[0, -1\] is off the map \(6x3\)"),
+    (("c9", (6, 0), "V"), r"cell \[6, 0\] is off the map"),
+    (("c9", (1.5, 0), "V"), r"at must be a cell"),
+    (("c9", (1, 2), {"hp": 3}), r"values must be CreatureValues"),
+    (("c0", (1, 2), "V"), r"duplicate creature id 'c0'"),
+])
+def test_a_bad_entry_is_a_usage_error_naming_it_and_adds_nothing_for_it(entry, message):
+    """The entries before it stay added; the bad one and those after it are not."""
+    world = _world()
+    try:
+        good = _creatures(world.content, 3)
+        values = good[2][2]
+        if isinstance(entry, tuple) and len(entry) == 3 and entry[2] == "V":
+            entry = (*entry[:2], values)
+        before = world.snapshot()["creatures"]
+        with pytest.raises(affray.UsageError, match=message):
+            world.add_creatures([good[0], entry, good[1]])
+        assert list(world.snapshot()["creatures"]) == [*before, "c0"]
+        assert world.grid.occupant[2, 1] == 0 and world.grid.occupant[0, 5] == 0
+    finally:
         world.close()

@@ -273,10 +273,36 @@ class World:
         thousand creatures makes hundreds of thousands of objects, none of them garbage,
         and the collector walking the growing world was a third of the time. Give each
         its own values: `affray.data.creatures.Copier(resolve(...))` makes fresh copies of one
-        resolution far faster than resolving each."""
+        resolution far faster than resolving each.
+
+        Each entry's shape is checked as it comes (an id, a cell on the map that nobody
+        holds, values): a UsageError names the entry by its index and changes nothing
+        for it; the entries before it stay added."""
         with collector_paused():
-            return [self.add_creature(creature_id, at, values, template=template)
-                    for creature_id, at, values in creatures]
+            return [self.add_creature(*self._creature_entry(index, entry), template=template)
+                    for index, entry in enumerate(creatures)]
+
+    def _creature_entry(self, index: int, entry: object
+                        ) -> tuple[str, tuple[int, int], CreatureValues]:
+        """An `add_creatures` entry, checked (`add_creatures`)."""
+        call = f"add_creatures: entry {index}"
+        if not isinstance(entry, tuple | list) or len(entry) != 3:
+            raise UsageError(f"{call}: must be (id, at, values), got {entry!r}")
+        creature_id, at, values = entry
+        if not isinstance(creature_id, str) or not creature_id:
+            raise UsageError(f"{call}: the id must be a non-empty str, got {creature_id!r}")
+        x, y = _cell_argument(at, call)
+        if not (0 <= x < self.grid.width and 0 <= y < self.grid.height):
+            raise UsageError(f"{call} ({creature_id!r}): cell {[x, y]} is off the map "
+                             f"({self.grid.width}x{self.grid.height})")
+        if not isinstance(values, CreatureValues):
+            raise UsageError(f"{call} ({creature_id!r}): values must be CreatureValues "
+                             f"(affray.data.creatures.resolve), got {type(values).__name__}")
+        if creature_id in self.by_id:
+            raise UsageError(f"{call}: duplicate creature id {creature_id!r}")
+        if self.grid.occupant[y, x]:
+            raise UsageError(f"{call} ({creature_id!r}): cell {[x, y]} is already occupied")
+        return creature_id, (x, y), values
 
     @entry_point
     def spawn(self, creature_id: str, at: tuple[int, int], **fields: Any) -> int:
