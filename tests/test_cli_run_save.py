@@ -9,11 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+from test_registered_systems import Regen  # the game system of the registry tests
 
 import affray
 from affray.cli import main as cli_main
-from affray.core.events import StatusChanged
-from affray.systems import System
 
 
 def output(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -55,45 +54,28 @@ def test_run_of_a_save_takes_no_seed(capsys, ambush_save):
         capsys.readouterr().err)
 
 
-class Heal(System):
-    """A game's system: every 20th pulse each living creature gets 1 hit point back."""
-
-    name = "Heal"
-
-    def process(self, world: affray.World) -> None:  # type: ignore[override]
-        if world.pulse % 20:
-            return
-        for entity in sorted(world.by_id.values()):
-            sheet = world.sheets[entity]
-            if sheet.vitals.alive and sheet.vitals.hp < sheet.vitals.max_hp:
-                sheet.vitals.hp += 1
-                world.touch(sheet.id)
-                world.emit(StatusChanged(world.pulse, sheet.id, "heal", sheet.vitals.hp,
-                                         "applied"))
-
-
 def test_run_of_a_save_with_a_game_s_system_needs_it_registered(capsys, tmp_path):
     """The command line knows only the built-in systems: a save that runs a game's own
     is refused with the name and what to call; in a process that registered it (a
     game's own launcher calling `affray.cli.main`), it continues as never saved."""
-    affray.register_system("heal", Heal)
+    affray.register_system("regen", Regen)
     try:
         world = affray.load_scenario(affray.builtin_scenario("duel"), seed=4)
         straight = affray.load_scenario(affray.builtin_scenario("duel"), seed=4)
         for made in (world, straight):
-            made.systems = (*made.systems, Heal())
+            made.systems = (*made.systems, Regen())
         world.run(100)
         world.save(str(tmp_path / "w.save"))
         straight.run(until="settled")
         world.close()
         continued = output(capsys, "run", str(tmp_path / "w.save"), "--until", "settled",
                            "--json")
-        assert '"status": "heal"' in continued
+        assert '"status": "regen"' in continued
         assert json.loads(continued)["events"] == [e.to_dict() for e in straight.events]
         straight.close()
     finally:
-        affray.unregister_system("heal")
+        affray.unregister_system("regen")
     assert cli_main(["run", str(tmp_path / "w.save")]) == 1
     error = capsys.readouterr().err
-    assert "the save runs the system 'heal', which is neither built in nor registered" in error
+    assert "the save runs the system 'regen', which is neither built in nor registered" in error
     assert str(tmp_path / "w.save") in error
