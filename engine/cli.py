@@ -129,13 +129,25 @@ def _step_runs(text: str) -> int:
 
 
 def _run_options(command: argparse.ArgumentParser) -> None:
-    """Where the runs go and from which seed: sweep and balance, as batch."""
+    """Where the runs go and from which seed: batch, sweep and balance."""
     command.add_argument("--workers", type=_workers, default=None,
                          help="processes (default 1), or the local Dask cluster's")
     command.add_argument("--seed", type=_count, default=0, help="first seed (default 0)")
     command.add_argument("--backend", choices=("local", "dask"), default="local")
     command.add_argument("--scheduler", default=None,
                          help="a Dask scheduler's address (with --backend dask)")
+
+
+def _table_options(command: argparse.ArgumentParser) -> None:
+    """How the runs are cut and kept, and what is printed: batch and sweep."""
+    command.add_argument("--chunk-size", type=_chunk, default=None,
+                         help="runs per task (default: about 4 tasks a worker, at most 100)")
+    command.add_argument("--out", default=None, help="write the rows: results.parquet or "
+                         ".csv (the creature table beside it: results.creatures.parquet)")
+    _collect_option(command)
+    _pack_option(command)
+    command.add_argument("--json", action="store_true", help="print the summary as JSON")
+    command.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _collect_option(command: argparse.ArgumentParser) -> None:
@@ -199,20 +211,8 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("scenario")
     batch.add_argument("--runs", type=_positive, required=True,
                        help="how many seeds: 1 or more, the last seed at most 2**63 - 1")
-    batch.add_argument("--workers", type=_workers, default=None,
-                       help="processes (default 1), or the local Dask cluster's")
-    batch.add_argument("--seed", type=_count, default=0, help="first seed (default 0)")
-    batch.add_argument("--backend", choices=("local", "dask"), default="local")
-    batch.add_argument("--scheduler", default=None,
-                       help="a Dask scheduler's address (with --backend dask)")
-    batch.add_argument("--chunk-size", type=_chunk, default=None,
-                       help="runs per task (default: about 4 tasks a worker, at most 100)")
-    batch.add_argument("--out", default=None, help="write the rows: results.parquet or .csv "
-                       "(the creature table beside it: results.creatures.parquet)")
-    _collect_option(batch)
-    _pack_option(batch)
-    batch.add_argument("--json", action="store_true", help="print the summary as JSON")
-    batch.add_argument("--quiet", action="store_true", help="no progress bar")
+    _run_options(batch)
+    _table_options(batch)
 
     sweep = sub.add_parser("sweep", help="run a scenario over a grid of values of its fields")
     sweep.add_argument("scenario")
@@ -223,14 +223,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--runs", type=_positive, required=True,
                        help="seeds at every grid point (the same seeds at each)")
     _run_options(sweep)
-    sweep.add_argument("--chunk-size", type=_chunk, default=None,
-                       help="runs per task (default: about 4 tasks a worker, at most 100)")
-    sweep.add_argument("--out", default=None, help="write the rows: results.parquet or .csv "
-                       "(the creature table beside it: results.creatures.parquet)")
-    _collect_option(sweep)
-    _pack_option(sweep)
-    sweep.add_argument("--json", action="store_true", help="print the summary as JSON")
-    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    _table_options(sweep)
 
     solve = sub.add_parser("balance", help="find the value of a field at which a side wins "
                            "at a target rate")
