@@ -11,7 +11,11 @@ Rows (the suite's "minds" section; `minds_rows(content)` gives them all):
 - a Dijkstra map of a 512 x 512 floor with random walls from one root, through
   `walking.compute` (the whole map: what a mind falls back to when its window is not
   exact) against a bare `tcod.path.dijkstra2d` on the same cost array: the price of
-  building the cost array and the result around tcod's own work.
+  building the cost array and the result around tcod's own work;
+- a dungeon level of resting monsters (brutes 10 cells apart, none in sight of a foe)
+  while a long fight goes on in one corner, a pulse of it with the skip of
+  systems/rules/minds/rest.py against the plain rule (every resting mind asked again
+  whenever the log grew) in the same run, the logs checked equal.
 """
 
 from __future__ import annotations
@@ -141,7 +145,50 @@ def dijkstra_map(side: int = 512, repeats: int = 7) -> list[Result]:
     return [ours_row, bare_row]
 
 
+def dungeon_world(monsters_per_row: int, seed: int = 0) -> World:
+    """Brutes on a square lattice 10 cells apart, a hero and a troll fighting in the
+    corner (3,000 hp each: the fight lasts the whole measure)."""
+    side = monsters_per_row * 10 + 10
+    world = World.new(["." * side] * side, seed=seed)
+    for i in range(monsters_per_row):
+        for j in range(monsters_per_row):
+            if i or j:
+                world.spawn(f"m{i}_{j}", (5 + 10 * i, 5 + 10 * j), template="orc_brute",
+                            mind="brute")
+    world.spawn("hero", (1, 1), template="human_warrior", side="players", hp=3000)
+    world.spawn("troll", (2, 1), template="orc_brute", hp=3000, fighting="hero")
+    return world
+
+
+def resting_minds(monsters_per_row: int = 32, pulses: int = 240) -> list[Result]:
+    """The dungeon's pulses both ways (module docstring); the ratio plain / skip."""
+    from affray.systems.rules.minds import rest
+
+    times, logs = {}, {}
+    for enabled in (False, True):
+        rest.ENABLED = enabled
+        try:
+            world = dungeon_world(monsters_per_row)
+            start = time.perf_counter()
+            world.run(pulses=pulses)
+            times[enabled] = time.perf_counter() - start
+            logs[enabled] = [event.to_dict() for event in world.events]
+            world.close()
+        finally:
+            rest.ENABLED = True
+    if logs[False] != logs[True]:
+        raise AssertionError("resting minds: the skip changed the log")
+    size = f"{monsters_per_row ** 2 - 1:,} brutes, {pulses} pulses"
+    skip = result_from("resting minds, skip", size, "pulse", pulses, [times[True]],
+                       note="asked again only when something changed in reach")
+    plain = result_from("resting minds, plain rule", size, "pulse", pulses, [times[False]],
+                        note="every resting mind asked again when the log grew")
+    skip.ratio, skip.ratio_of = times[True] / times[False], plain.name
+    return [skip, plain]
+
+
 def minds_rows(content: Content, quick: bool = False) -> list[Result]:
     """Every row of this module (`quick`: fewer repeats)."""
     repeats = 3 if quick else 7
-    return [*mind_decision(content, repeats=repeats), *dijkstra_map(repeats=repeats)]
+    return [*mind_decision(content, repeats=repeats), *dijkstra_map(repeats=repeats),
+            *resting_minds(12 if quick else 32, 120 if quick else 240)]

@@ -158,6 +158,9 @@ class World:
         # of view and distance maps kept while nothing that blocks changes (sight.py).
         self.minded: set[int] = set()
         self.sight_cache: dict[Any, Any] = {}
+        # Where creatures last changed, and the minds resting while nothing near them
+        # does (systems/rules/minds/rest.py; made by the first minds' pulse, never saved).
+        self.stirs: Any = None
         # Where each creature stands, its side, alive: numpy columns by lag slot, for
         # minds that look at many creatures at once (systems/rules/roster.py).
         self.roster = Roster()
@@ -405,6 +408,7 @@ class World:
         rebuild_minded(self)
         self.roster = rebuild_roster(self.sheets)
         self.sight_cache = {}
+        self.stirs = None
 
     def sheet(self, creature_id: str) -> Sheet:
         """The sheet (component references) of a creature by id; ActionError if unknown."""
@@ -547,9 +551,14 @@ class World:
         """Move a creature to (x, y), keeping occupancy in step; a fight whose two are no
         longer beside each other ends at once (R-ACT-3, `why`: apart, or fled)."""
         from affray.systems.rules.engagement import moved_apart
+        from affray.systems.rules.minds.rest import stamp_partners
 
         grid = self.grid
         grid.occupant[position.y, position.x] = 0
+        stirs = self.stirs
+        if stirs is not None:  # resting minds near either cell look again (minds/rest.py)
+            stirs.stamp(position.x, position.y)
+            stirs.stamp(x, y)
         position.x, position.y = x, y
         grid.occupant[y, x] = entity
         grid.version += 1
@@ -561,6 +570,8 @@ class World:
         if sheet is not None:
             self.roster.moved(sheet)
             if sheet.combat.fighting is not None or entity in self.fought_by:
+                if stirs is not None:
+                    stamp_partners(self, sheet)
                 moved_apart(self, sheet, why)
 
     # -- queries ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from affray.core.events import Damage, Death, Immune
 from affray.core.events import Position as PositionChanged
 from affray.systems.rules.engagement import engage, foe_died
 from affray.systems.rules.hit import Hit, VictimDeath
+from affray.systems.rules.minds.rest import stamp_cell
 from affray.systems.rules.protections import protect
 from affray.systems.rules.registry import hook_failed
 from affray.systems.rules.stun import PRONE, try_stand
@@ -135,6 +136,7 @@ def kill(world: World, victim: Sheet, killer: Sheet | None) -> None:
     position: Position = victim.position
     world.grid.occupant[position.y, position.x] = 0
     world.grid.version += 1  # a cell freed: minds' sight and paths look again
+    stamp_cell(world, position.x, position.y)
     world.ready.discard(victim.entity)
     world.minded.discard(victim.entity)
     world.roster.died(victim)

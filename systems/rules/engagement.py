@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from affray.core.events import Fight
 from affray.core.events import Position as PositionChanged
 from affray.systems.rules.minds import remember
+from affray.systems.rules.minds.rest import stamp
 from affray.systems.rules.tohit import POSITION_RANK, SLEEPING
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ def set_fighting(world: World, fighter: Sheet, foe: Sheet, why: str,
     if combat.fighting is not None:
         end_fight(world, fighter, why)
     combat.fighting = foe.id
+    stamp(world, fighter)  # resting minds near either look again (minds/rest.py)
+    stamp(world, foe)
     if stand and fighter.vitals.position == "standing":
         fighter.vitals.position = "fighting"
     world.fighting.add(fighter.entity)
@@ -75,7 +78,10 @@ def end_fight(world: World, fighter: Sheet, why: str) -> None:
     if fighter.vitals.position == "fighting":
         fighter.vitals.position = "standing"
     world.fighting.discard(fighter.entity)
+    stamp(world, fighter)
     foe = world.by_id.get(target)
+    if foe is not None:
+        stamp(world, world.sheets[foe])
     if foe is not None:
         fought = world.fought_by.get(foe)
         if fought is not None:

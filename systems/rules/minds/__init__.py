@@ -20,11 +20,13 @@ cast): `next_pulse` tells `World.run` the first pulse a mind may act, so idle pu
 still jumped and a world whose minds have nothing left to do settles. "Something
 happens" is the event log growing, or a game adding a creature (`World.add_creature`
 logs no event: it calls `stir`). The `settled` event is no happening (`after_settled`).
+The built-in mind is not even asked while nothing changed within its reach since its
+last "nothing" (`rest.py`): the same answer, at no cost, in a sleeping dungeon.
 Minds draw only from the world's generator, in spawn order (R-MIND-7).
 
 Reads every minded creature's sheet and `Mind`, `World.lag`, `World.events` (its
-length), the grid (sight, paths); writes `Mind` (memory, idle marks) and, through the
-actions it runs, whatever those write.
+length), the grid (sight, paths), `World.stirs`; writes `Mind` (memory, idle marks),
+`World.stirs` (rest records) and, through the actions it runs, whatever those write.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from affray.core.errors import UsageError
+from affray.systems.rules.minds import rest
+from affray.systems.rules.minds.traits import decide
 
 if TYPE_CHECKING:
     from affray.core.world import World
@@ -74,8 +78,6 @@ def mind_function(world: World, name: str) -> MindFunction | None:
     if registered is not None:
         return registered
     if name in world.content.minds:
-        from affray.systems.rules.minds.traits import decide
-
         return decide
     return None
 
@@ -113,6 +115,7 @@ def act(world: World) -> None:
     sheets = world.sheets
     pulse = world.pulse
     actors = set(world.ready).union(e for e in minded if wait[sheets[e].creature.slot] == 0)
+    resting = rest.stirs_of(world) if rest.ENABLED else None
     for entity in sorted(actors, key=_spawn_of(world)):
         sheet = sheets[entity]
         if entity in world.ready:
@@ -121,6 +124,9 @@ def act(world: World) -> None:
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
                 or _idle(sheet, len(world.events), pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
+        if resting is not None and _unwoken(sheet, pulse) and rest.still(world, sheet):
+            sheet.mind.idle_since = len(world.events)  # what asking would do (rest.py)
+            continue
         think(world, sheet)
 
 
@@ -128,6 +134,7 @@ def stir(world: World) -> None:
     """Something happened that logged no event (a game added a creature): every resting
     mind is asked again at its next free pulse, as if the log had grown. Before the
     first pulse no mind has rested yet (a scenario's build adds its creatures then)."""
+    rest.forget_all(world)
     if world.pulse == 0:
         return
     sheets = world.sheets
@@ -152,8 +159,13 @@ def _spawn_of(world: World) -> Callable[[int], int]:
 
 
 def _idle(sheet: Sheet, now: int, pulse: int) -> bool:
-    mind = sheet.mind
-    return mind.idle_since == now and (mind.wake < 0 or mind.wake > pulse)
+    return sheet.mind.idle_since == now and _unwoken(sheet, pulse)
+
+
+def _unwoken(sheet: Sheet, pulse: int) -> bool:
+    """No time it named has come (`Mind.wake`)."""
+    wake = sheet.mind.wake
+    return wake < 0 or wake > pulse
 
 
 def think(world: World, sheet: Sheet) -> None:
@@ -170,10 +182,15 @@ def think(world: World, sheet: Sheet) -> None:
         return
     view = MindView(world, sheet)
     mind.wake = -1
+    before = rest.own_state(world, sheet) if function is decide else None
     action = function(view, sheet.id)
     if action is None:
         _rest(world, sheet, mind.wake)
+        if before is not None and world.stirs is not None:
+            rest.record(world, sheet, before, view.extent)
         return
+    if world.stirs is not None:
+        world.stirs.rests.pop(sheet.entity, None)
     mind.idle_since = -1
     carry_out(world, sheet, action)
 

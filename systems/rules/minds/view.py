@@ -62,6 +62,18 @@ class MindView:
         self.traits: MindDef | None = world.content.minds.get(name) if name else None
         self.pulse = world.pulse
         self.me = seen_of(sheet)
+        # The farthest cell (Chebyshev) whose creatures this decision read; None once it
+        # read beyond any reach (the whole map's crowd, a preview, mana) or drew: a
+        # decision that did not is a fixed point while nothing in reach changes
+        # (minds/rest.py).
+        self.extent: int | None = 0
+
+    def _reads(self, reach: int) -> None:
+        if self.extent is not None and reach > self.extent:
+            self.extent = reach
+
+    def _reads_all(self) -> None:
+        self.extent = None
 
     # -- the creature itself ---------------------------------------------------------
     @property
@@ -101,6 +113,7 @@ class MindView:
         """The roster rows of the living creatures it sees, itself left out, in spawn
         order (rows are: `roster.py`)."""
         fov = self._fov
+        self._reads(self.sight)
         height, width = fov.seen.shape
         roster = self._world.roster
         count = roster.count
@@ -258,8 +271,13 @@ class MindView:
             field = self._walk(f"goal{len(roots)}", roots, True)
             value, around = field.at(here), field.around(here)
         grid = self._world.grid
+        self._reads(1)
         index = walking.step_down(around, walking.free_around(grid, here), value)
         if index is None and len(roots) == 1:
+            if field.radius is None:
+                self._reads_all()
+            else:
+                self._reads(self._reach)
             index = walking.detour(grid, roots[0], here, None if field.radius is None
                                    else self._reach)
         return None if index is None else walking.neighbour(here, index)
@@ -285,13 +303,11 @@ class MindView:
         cell = self._goal(target)  # type: ignore[arg-type]
         if cell is None:
             return []
-        grid = self._world.grid
-        taken = (cell != self.me.at and grid.in_bounds(*cell)
-                 and bool(grid.occupant[cell[1], cell[0]]))
-        return [(cell, not taken)]
+        return [(cell, not self.occupied(cell))]
 
     def occupied(self, cell: Cell) -> bool:
         """Someone other than itself stands on the cell."""
+        self._reads(max(abs(cell[0] - self.me.at[0]), abs(cell[1] - self.me.at[1])))
         grid = self._world.grid
         return (cell != self.me.at and grid.in_bounds(*cell)
                 and bool(grid.occupant[cell[1], cell[0]]))
@@ -309,6 +325,7 @@ class MindView:
     def free_cells(self) -> list[Cell]:
         """The neighbouring cells it could step to, in R-GRID-2's order."""
         here = self.me.at
+        self._reads(1)
         return [walking.neighbour(here, i)
                 for i, open_ in enumerate(walking.free_around(self._world.grid, here))
                 if open_]
@@ -323,6 +340,7 @@ class MindView:
             return None
         roots = tuple(f.at for f in foes)
         here = self.me.at
+        self._reads(1)
         field = self._walk("away", roots, True)
         crowd = [self._foes_beside(walking.neighbour(here, i), foes) for i in range(8)]
         index = walking.step_up(field.around(here),
@@ -342,6 +360,7 @@ class MindView:
         (`World.fighting`) are looked at, not everyone it sees: a crowd marching to
         battle has thousands in sight and no fight among them."""
         world = self._world
+        self._reads(self.sight + 1)  # (the foe of an ally stamps the ally: rest.py)
         if not world.fighting:
             return ()
         roster = world.roster
@@ -375,6 +394,7 @@ class MindView:
         """In its spell list, and affordable when the world counts mana (R-BOOK-2)."""
         from affray.systems.rules.spellbook import mana_check
 
+        self._reads_all()  # mana comes back pulse by pulse, with no event
         return spell in self.spells and mana_check(self._world, self._sheet, spell,
                                                    "mana") is None
 
@@ -384,6 +404,7 @@ class MindView:
         the cast is not allowed (out of range, not castable now)."""
         from affray.core.errors import ActionError
 
+        self._reads_all()
         try:
             return self._world.preview(self.me.id, spell, target, reveal=True)
         except ActionError:
@@ -392,15 +413,18 @@ class MindView:
     def sides_of(self, ids: list[str]) -> list[str]:
         """The sides of these creatures (from a preview's lists)."""
         world = self._world
+        self._reads_all()
         return [world.sheets[world.by_id[i]].creature.side for i in ids]
 
     # -- randomness (R-MIND-7) ----------------------------------------------------------
     def percent(self) -> int:
         """1..100 from the world's one generator."""
+        self._reads_all()  # a draw: never a fixed point (minds/rest.py)
         return self._world.rng.percent()
 
     def chance(self, percent: int) -> bool:
         """True `percent` times in a hundred, from the world's generator."""
+        self._reads_all()
         return self._world.rng.chance(percent)
 
     def is_beside(self, other: Seen) -> bool:
