@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from msgspec.structs import replace as replace_struct
 
+from affray.core.collector import collector_paused
 from affray.core.errors import UsageError
 from affray.runners.batch import (
     CREATURE_COLUMNS,
@@ -304,7 +305,19 @@ def run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str = "ru
              ) -> list[Record]:
     """One pack: len(runs) copies in one World seeded with the first run's seed; each
     copy's run row, creature rows and round rows, as `batch.record_one` gives them for
-    one run. An exception is every copy's `error` (one World: they fail together)."""
+    one run. An exception is every copy's `error` (one World: they fail together).
+
+    The cyclic collector is paused for the whole pack (engine/core/collector.py): a
+    pack's World holds K copies' creatures, and every young collection set off by a
+    round's new objects would otherwise walk them, and now and then a full one the
+    whole heap; what a pack makes (creatures, events, a round's columns) lives until
+    its World is closed, and one collection after does the work once."""
+    with collector_paused():
+        return _run_pack(job, runs, collect)
+
+
+def _run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str
+              ) -> list[Record]:
     heads = [{"run": run, "seed": seed, "pulses": None, "settled": None, "error": None}
              for run, seed in runs]
     try:
