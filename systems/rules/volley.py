@@ -154,6 +154,7 @@ class Plan:
         self.any_touched = False
         self.moved = np.zeros(cache.count, dtype=bool)   # to flush: move, move_pulse
         self.hurt = np.zeros(cache.count, dtype=bool)    # to flush: hp
+        self.unflushed = False  # whether a row is marked in `moved` or `hurt`
         self.events: BlowEvents | None = None
         if not len(order):
             return
@@ -268,6 +269,7 @@ class Plan:
         hit = hurt != 0
         table[HP, :size] -= hurt
         self.hurt |= hit
+        self.unflushed = True
         attackers = self.blow_attacker[b0:b1]
         paid = np.bincount(attackers, minlength=size) * self.player_cost[:size]
         if paid.any():  # plain players never run out mid-round
@@ -304,6 +306,9 @@ class Plan:
 
     def flush(self) -> None:
         """Write what the bulk turns changed into the components (class docstring)."""
+        if not self.unflushed:  # nothing since the last flush (turns walked singly)
+            return
+        self.unflushed = False
         table, vitals = self.cache.table, self.cache.vitals
         changed = self.moved | self.hurt
         if not changed.any():
@@ -361,6 +366,7 @@ def refresh_moves(world: World, plan: Plan, fighters: np.ndarray, victims: np.nd
                                        config.max_move)
     table[MOVE_PULSE, index] = pulse
     plan.moved[index] = True
+    plan.unflushed = True
 
 
 def _hooked(world: World, sheet: Sheet) -> bool:
