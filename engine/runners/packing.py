@@ -47,6 +47,7 @@ from msgspec.structs import replace as replace_struct
 
 from affray.core.collector import collector_paused
 from affray.core.errors import UsageError
+from affray.core.event_log import EventLog
 from affray.runners.batch import (
     CREATURE_COLUMNS,
     ROUND_PULSES,
@@ -390,14 +391,18 @@ class _Copy:
         return self.world.sheet(creature)
 
 
+_TALLIED = frozenset(("damage", "death"))  # what a copy's Tally reads (`settled`: _Watch)
+
+
 def _records(world: World, job: PackedJob, copies: list[_Copy], heads: list[dict[str, Any]],
              settled: list[int | None], collect: str,
              rounds: list[list[dict[str, Any]]] | None) -> list[Record]:
     """Each copy's row from its own events and creatures, ids named back."""
     owner = {name: copy for copy in copies for name in copy.names}
-    for event in world.events:
-        if event.kind in ("damage", "death"):
-            owner[event.target].events.append(event)
+    log = world.events  # read once, as the list it is built into (no iterator frames)
+    events = log.built() if type(log) is EventLog else log
+    for event in [event for event in events if event.kind in _TALLIED]:
+        owner[event.target].events.append(event)
     out: list[Record] = []
     for copy, head, pulse in zip(copies, heads, settled, strict=True):
         tally = Tally(copy, copy.job)  # type: ignore[arg-type]  # a World's reading
