@@ -45,7 +45,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from msgspec.structs import replace as replace_struct
 
+from affray.core.collector import collector_paused
 from affray.core.errors import UsageError
+from affray.core.event_log import EventLog
 from affray.runners.batch import (
     CREATURE_COLUMNS,
     ROUND_PULSES,
@@ -304,7 +306,19 @@ def run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str = "ru
              ) -> list[Record]:
     """One pack: len(runs) copies in one World seeded with the first run's seed; each
     copy's run row, creature rows and round rows, as `batch.record_one` gives them for
-    one run. An exception is every copy's `error` (one World: they fail together)."""
+    one run. An exception is every copy's `error` (one World: they fail together).
+
+    The cyclic collector is paused for the whole pack (engine/core/collector.py): a
+    pack's World holds K copies' creatures, and every young collection set off by a
+    round's new objects would otherwise walk them, and now and then a full one the
+    whole heap; what a pack makes (creatures, events, a round's columns) lives until
+    its World is closed, and one collection after does the work once."""
+    with collector_paused():
+        return _run_pack(job, runs, collect)
+
+
+def _run_pack(job: PackedJob, runs: Sequence[tuple[int, int]], collect: str
+              ) -> list[Record]:
     heads = [{"run": run, "seed": seed, "pulses": None, "settled": None, "error": None}
              for run, seed in runs]
     try:
@@ -377,14 +391,18 @@ class _Copy:
         return self.world.sheet(creature)
 
 
+_TALLIED = frozenset(("damage", "death"))  # what a copy's Tally reads (`settled`: _Watch)
+
+
 def _records(world: World, job: PackedJob, copies: list[_Copy], heads: list[dict[str, Any]],
              settled: list[int | None], collect: str,
              rounds: list[list[dict[str, Any]]] | None) -> list[Record]:
     """Each copy's row from its own events and creatures, ids named back."""
     owner = {name: copy for copy in copies for name in copy.names}
-    for event in world.events:
-        if event.kind in ("damage", "death"):
-            owner[event.target].events.append(event)
+    log = world.events  # read once, as the list it is built into (no iterator frames)
+    events = log.built() if type(log) is EventLog else log
+    for event in [event for event in events if event.kind in _TALLIED]:
+        owner[event.target].events.append(event)
     out: list[Record] = []
     for copy, head, pulse in zip(copies, heads, settled, strict=True):
         tally = Tally(copy, copy.job)  # type: ignore[arg-type]  # a World's reading

@@ -152,8 +152,8 @@ class Plan:
         self.chosen = np.zeros(0, dtype=np.int64)
         self.touched = np.zeros(cache.count, dtype=bool)
         self.any_touched = False
-        self.moved = np.zeros(cache.count, dtype=bool)   # to flush: move, move_pulse
-        self.hurt = np.zeros(cache.count, dtype=bool)    # to flush: hp
+        self.changed = np.zeros(cache.count, dtype=bool)  # to flush: hp, move, move_pulse
+        self.unflushed = False  # whether a row is marked in `changed`
         self.events: BlowEvents | None = None
         if not len(order):
             return
@@ -261,18 +261,19 @@ class Plan:
         self._log_and_engage(world, b0, b1)
         cache = self.cache
         table = cache.table
-        size = len(self.hurt)  # the rows when the plan was made (every row it names)
+        changed = self.changed
+        size = len(changed)  # the rows when the plan was made (every row it names)
         victims, dam = self.blow_victim[b0:b1], self.dam[b0:b1]
         # Whole columns (adding 0 changes nothing): no gathers, no scatters.
         hurt = np.bincount(victims, weights=dam, minlength=size).astype(np.int64)
-        hit = hurt != 0
         table[HP, :size] -= hurt
-        self.hurt |= hit
+        np.logical_or(changed, hurt, out=changed)  # a row whose hit points changed
+        self.unflushed = True
         attackers = self.blow_attacker[b0:b1]
         paid = np.bincount(attackers, minlength=size) * self.player_cost[:size]
         if paid.any():  # plain players never run out mid-round
             table[MOVE, :size] -= paid
-            self.moved |= paid != 0
+            np.logical_or(changed, paid, out=changed)
 
     def _log_and_engage(self, world: World, b0: int, b1: int) -> None:
         """Log blows b0:b1; a target that fought no one fights its first attacker (R-ACT-1:
@@ -304,15 +305,16 @@ class Plan:
 
     def flush(self) -> None:
         """Write what the bulk turns changed into the components (class docstring)."""
-        table, vitals = self.cache.table, self.cache.vitals
-        changed = self.moved | self.hurt
-        if not changed.any():
+        if not self.unflushed:  # nothing since the last flush (turns walked singly)
             return
+        self.unflushed = False
+        table, vitals, changed = self.cache.table, self.cache.vitals, self.changed
         rows = np.flatnonzero(changed)
+        if not len(rows):
+            return
         every = len(rows) == len(changed)  # every row (a view, no gathers)
         index = slice(0, len(rows)) if every else rows
-        self.moved[index] = False
-        self.hurt[index] = False
+        changed[index] = False
         # One pass writes all three (the hit points of a creature only moved are those it
         # has: nothing but bulk turns, which mark it, changes it between two flushes).
         pulses = table[MOVE_PULSE, index]
@@ -360,7 +362,8 @@ def refresh_moves(world: World, plan: Plan, fighters: np.ndarray, victims: np.nd
                                        table[COLUMN["player"], index] != 0, config.player_min,
                                        config.max_move)
     table[MOVE_PULSE, index] = pulse
-    plan.moved[index] = True
+    plan.changed[index] = True
+    plan.unflushed = True
 
 
 def _hooked(world: World, sheet: Sheet) -> bool:
