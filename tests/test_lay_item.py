@@ -1,5 +1,5 @@
-"""World.lay_item: add_item's work without the cell and count checks, for the engine's
-own items on cells it knows (a death's corpse, R-DMG-2)."""
+"""World._lay_item (the engine's, not the API): add_item's work without the cell and
+count checks, for the engine's own items on cells it knows (a death's corpse, R-DMG-2)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _items(world: affray.World) -> list[tuple[tuple[int, int], str, int]]:
 def test_lay_item_lays_what_add_item_lays() -> None:
     laid, added = affray.World.new(["#####", "#...#", "#####"]), \
         affray.World.new(["#####", "#...#", "#####"])
-    laid.lay_item("scroll", (2, 1), 3)
+    laid._lay_item("scroll", (2, 1), 3)
     added.add_item("scroll", (2, 1), 3)
     assert _items(laid) == _items(added) == [((2, 1), "scroll", 3)]
 
@@ -30,7 +30,7 @@ def test_lay_item_of_a_container_is_a_chest() -> None:
     content = world.content
     container = next(name for name, item in content.items.items()
                      if content.item_class_is(item.class_, "container"))
-    entity = world.lay_item(container, (1, 1))
+    entity = world._lay_item(container, (1, 1))
     world.enter()
     assert esper.component_for_entity(entity, Chest).item == container
 
@@ -38,7 +38,7 @@ def test_lay_item_of_a_container_is_a_chest() -> None:
 def test_lay_item_of_an_unknown_item_is_add_items_usage_error() -> None:
     world = affray.World.new(["#####", "#...#", "#####"])
     with pytest.raises(UsageError, match="add_item: item 'no_such_item', field 'item'"):
-        world.lay_item("no_such_item", (1, 1))
+        world._lay_item("no_such_item", (1, 1))
     assert _items(world) == []
 
 

@@ -485,10 +485,10 @@ class World:
         problem = item_problem(self.content, self.grid, item, cell, count)
         if problem is not None:
             raise UsageError(f"add_item: item {item!r}, field '{problem[0]}': {problem[1]}")
-        return self.lay_item(item, cell, count)
+        return self._lay_item(item, cell, count)
 
     @entry_point
-    def lay_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
+    def _lay_item(self, item: str, at: tuple[int, int], count: int = 1) -> int:
         """`add_item` without its checks of the cell and the count: the engine's own
         items on cells it knows (a corpse where a creature stood, R-DMG-2: on the map,
         no wall). An item content does not define is still `add_item`'s UsageError."""

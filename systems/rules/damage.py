@@ -143,5 +143,5 @@ def kill(world: World, victim: Sheet, killer: Sheet | None) -> None:
     killer_id = killer.id if killer is not None else None
     world.emit(Death(world.pulse, victim.id, killer_id))
     foe_died(world, victim)  # R-ACT-2: nobody fights a corpse
-    world.lay_item("corpse", (position.x, position.y))  # its own cell: no checks
+    world._lay_item("corpse", (position.x, position.y))  # its own cell: no checks
     raise VictimDeath(victim.id, killer_id)
