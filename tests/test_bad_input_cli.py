@@ -149,6 +149,14 @@ def _case_replay_to_an_empty_name(tmp: Path) -> Case:
                 "affray: the replay page: the file name is empty")
 
 
+def _case_run_an_empty_name(tmp: Path) -> Case:
+    return Case(["run", ""], 1, "affray: the file name is empty: name a scenario")
+
+
+def _case_check_an_empty_name(tmp: Path) -> Case:
+    return Case(["check", ""], 1, "the file name is empty: name a scenario")
+
+
 def _case_bench_into_a_fifo(tmp: Path) -> Case:
     fifo = _fifo(tmp / "results.json")
     return Case(["bench", "--quick", "--out", str(fifo)], 1,

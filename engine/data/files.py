@@ -47,7 +47,10 @@ def input_file(path: str | Path, error: type[AffrayError] = UsageError,
                limit: int | None = MAX_SOURCE_BYTES, what: str = "a scenario or content file"
                ) -> Path:
     """`path` if it is a regular file of at most `limit` bytes (None: any size); else
-    `error` naming the path and why. Nothing is opened: `stat` tells."""
+    `error` naming the path and why. Nothing is opened: `stat` tells. An empty name is
+    refused as such (Path("") would be the current folder)."""
+    if not os.fspath(path):
+        raise error(f"the file name is empty: name {what}")
     path = Path(path)
     try:
         status = os.stat(path)
