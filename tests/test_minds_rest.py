@@ -199,3 +199,38 @@ def test_stirs_blocks_hold_what_changed_near_a_cell():
     assert not stirs.changed_near(18, 19, 11, since=0)  # rows 8.. only: not block 0
     assert stirs.changed_near(18, 19, 12, since=0)  # 19 - 12 = 7: the stamped block
     assert stirs.changed_near(0, 0, 30, since=0)  # a reach past the map's edges
+
+
+def test_the_sight_cache_keeps_at_most_its_limit_the_oldest_going_first():
+    """Minds' fields of view and distance maps (`World.sight_cache`) hold at most their
+    limit of array bytes; past it the entries put in longest ago go, one put in again
+    goes to the back; a world that loses them decides the same (the battles above run
+    with the default limit, this one with room for a handful)."""
+    from affray.systems.rules.sight_cache import SightCache
+    from affray.systems.rules.walking import Field
+
+    def field(cells: int) -> Field:
+        return Field(0, (), (0, 0), 1, 0, 0, np.zeros(cells, dtype=np.int32))
+
+    cache = SightCache(limit=1000)
+    cache["a"], cache["b"] = field(100), field(100)  # 400 bytes each
+    cache["a"] = field(100)  # to the back: "b" is now the oldest
+    cache["c"] = field(100)
+    assert "b" not in cache and "a" in cache and "c" in cache and cache.bytes == 800
+    cache["huge"] = field(10_000)  # past the limit alone: it stays, the rest go
+    assert len(cache) == 1 and cache.get("huge") is not None and cache.get("a") is None
+
+
+def test_r_mind_7_a_small_sight_cache_gives_the_same_battle(monkeypatch):
+    """R-MIND-7: with a sight cache that holds a few fields, every field is worked out
+    again: the log is the one the default cache gives."""
+    from affray.systems.rules import sight_cache
+
+    plain = world_from_text(army(24, seed=1))
+    plain.run(pulses=500)
+    monkeypatch.setattr(sight_cache, "MAX_BYTES", 20_000)
+    small = world_from_text(army(24, seed=1))
+    assert small.sight_cache.limit == 20_000
+    small.run(pulses=500)
+    assert [e.to_dict() for e in plain.events] == [e.to_dict() for e in small.events]
+    assert small.sight_cache.bytes <= 20_000 or len(small.sight_cache) == 1

@@ -62,6 +62,7 @@ from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
 from affray.systems.rules.roster import Roster, rebuild_roster
 from affray.systems.rules.sheet import Sheet, build_sheet
+from affray.systems.rules.sight_cache import SightCache
 from affray.systems.rules.statuses import begin as begin_statuses
 from affray.systems.rules.statuses import rebuild_status_index
 from affray.systems.terrain import relabel_water, sync_bodies
@@ -157,7 +158,7 @@ class World:
         # The living creatures with a mind (systems/rules/minds), and the minds' fields
         # of view and distance maps kept while nothing that blocks changes (sight.py).
         self.minded: set[int] = set()
-        self.sight_cache: dict[Any, Any] = {}
+        self.sight_cache: SightCache = SightCache()
         # Where creatures last changed, and the minds resting while nothing near them
         # does (systems/rules/minds/rest.py; made by the first minds' pulse, never saved).
         self.stirs: Any = None
@@ -407,7 +408,7 @@ class World:
         rebuild_fought_by(self)
         rebuild_minded(self)
         self.roster = rebuild_roster(self.sheets)
-        self.sight_cache = {}
+        self.sight_cache = SightCache()
         self.stirs = None
 
     def sheet(self, creature_id: str) -> Sheet:
