@@ -86,7 +86,7 @@ def test_r_mind_7_a_far_monster_is_asked_once_not_every_round(asked, monkeypatch
 
 
 def test_r_mind_1_a_change_in_reach_wakes_it_at_the_pulse_the_plain_rule_does(
-        asked, monkeypatch):
+        monkeypatch):
     """R-MIND-1: a foe that walks into a resting brute's sight is seen at once: the brute
     goes for it at the same pulse either way (the step onto a cell in its reach stamps
     it). The negative of the far monster: a change in reach is never skipped."""
@@ -123,7 +123,7 @@ def test_r_mind_4_a_fight_that_starts_in_sight_wakes_a_resting_guard(monkeypatch
                for e in skipped)
 
 
-def test_r_mind_7_a_newcomer_is_noticed(asked, monkeypatch):
+def test_r_mind_7_a_newcomer_is_noticed(monkeypatch):
     """R-MIND-7: a game adds a foe beside a resting brute (no event: `stir`); every
     record is forgotten, so it is asked and attacks, as with the plain rule."""
     brute = [("brute", (20, 20), 'template = "orc_brute"\nmind = "brute"')]

@@ -58,6 +58,7 @@ from affray.systems.rules.engagement import rebuild_fought_by
 from affray.systems.rules.hit import Hit
 from affray.systems.rules.lag import LagTable
 from affray.systems.rules.minds import after_settled, rebuild_minded, stir
+from affray.systems.rules.minds.rest import Stirs
 from affray.systems.rules.protections import default_protections
 from affray.systems.rules.registry import Rules
 from affray.systems.rules.roster import Roster, rebuild_roster
@@ -161,7 +162,7 @@ class World:
         self.sight_cache: SightCache = SightCache()
         # Where creatures last changed, and the minds resting while nothing near them
         # does (systems/rules/minds/rest.py; made by the first minds' pulse, never saved).
-        self.stirs: Any = None
+        self.stirs: Stirs | None = None
         # Where each creature stands, its side, alive: numpy columns by lag slot, for
         # minds that look at many creatures at once (systems/rules/roster.py).
         self.roster = Roster()

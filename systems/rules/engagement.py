@@ -82,7 +82,6 @@ def end_fight(world: World, fighter: Sheet, why: str) -> None:
     foe = world.by_id.get(target)
     if foe is not None:
         stamp(world, world.sheets[foe])
-    if foe is not None:
         fought = world.fought_by.get(foe)
         if fought is not None:
             fought.discard(fighter.entity)
