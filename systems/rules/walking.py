@@ -196,11 +196,18 @@ def field(world: World, key: object, roots: tuple[Cell, ...], centre: Cell,
     return made
 
 
-def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None) -> int | None:
+def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
+           free: list[bool] | None = None) -> int | None:
     """R-MIND-3 when the way is blocked: no free neighbour nearer by the terrain (a crowd
     stands in it), the step round the crowd: the field from `goal` with every creature
     blocking (but the walker and the goal), its step by `step_down`; None when none
-    is nearer either (it waits)."""
+    is nearer either (it waits). `free`: `free_around(grid, here)`, when the caller has
+    it. Hemmed in on all eight sides, it waits without the field: `step_down` steps only
+    onto a free cell (half the detours of a packed army)."""
+    if free is None:
+        free = free_around(grid, here)
+    if not any(free):
+        return None
     made = compute(grid, (goal,), here, radius, around=True)
     assert isinstance(made, Field)  # creatures block: never an open field
     hx, hy = here[0] - made.x0, here[1] - made.y0
@@ -210,7 +217,7 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None) -> int | None
         value = min(values) + 1 if values else None
     else:
         value = None
-    return step_down(made.around(here), free_around(grid, here), value)
+    return step_down(made.around(here), free, value)
 
 
 def free_around(grid: Grid, cell: Cell) -> list[bool]:

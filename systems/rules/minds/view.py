@@ -272,14 +272,15 @@ class MindView:
             value, around = field.at(here), field.around(here)
         grid = self._world.grid
         self._reads(1)
-        index = walking.step_down(around, walking.free_around(grid, here), value)
+        free = walking.free_around(grid, here)
+        index = walking.step_down(around, free, value)
         if index is None and len(roots) == 1:
             if field.radius is None:
                 self._reads_all()
             else:
                 self._reads(self._reach)
             index = walking.detour(grid, roots[0], here, None if field.radius is None
-                                   else self._reach)
+                                   else self._reach, free)
         return None if index is None else walking.neighbour(here, index)
 
     def _goal(self, target: str | Seen | Cell) -> Cell | None:

@@ -1,0 +1,71 @@
+"""R-MIND-3: the step round a crowd (`walking.detour`) is the same whether or not the
+walker is hemmed in: the short-cut that skips the blocking field when no neighbour is
+free gives exactly what the field would (hypothesis, random terrain and crowds)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from affray.core.grid import Grid, Terrain
+from affray.systems.rules import walking
+
+CODES = (Terrain.FLOOR,) * 5 + (Terrain.WALL, Terrain.WATER, Terrain.ICE)
+
+
+def reference(grid: Grid, goal: tuple[int, int], here: tuple[int, int],
+              radius: int | None) -> int | None:
+    """The rule read straight: the field with every creature blocking, always made."""
+    made = walking.compute(grid, (goal,), here, radius, around=True)
+    values = [v for v in made.around(here) if v is not None]
+    value = min(values) + 1 if values else None  # its own cell, as if it were free
+    return walking.step_down(made.around(here), walking.free_around(grid, here), value)
+
+
+@st.composite
+def crowded(draw: st.DrawFn) -> tuple[Grid, tuple[int, int], tuple[int, int], int | None]:
+    width, height = draw(st.integers(3, 12)), draw(st.integers(3, 12))
+    cells = draw(st.lists(st.sampled_from(CODES), min_size=width * height,
+                          max_size=width * height))
+    terrain = np.array([int(c) for c in cells], dtype=np.uint8).reshape(height, width)
+    grid = Grid(terrain)
+    here = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    goal = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    density = draw(st.sampled_from((0.3, 0.7, 1.0)))
+    taken = draw(st.lists(st.floats(0, 1), min_size=width * height,
+                          max_size=width * height))
+    occupant = (np.array(taken).reshape(height, width) < density).astype(np.int32)
+    occupant[here[1], here[0]] = 1  # the walker
+    occupant[goal[1], goal[0]] = 2 if goal != here else 1  # its goal (a creature)
+    grid.occupant[:] = occupant
+    radius = draw(st.sampled_from((None, 2, 4, 8)))
+    return grid, here, goal, radius
+
+
+@settings(max_examples=400, deadline=None)
+@given(crowded())
+def test_detour_is_the_blocking_fields_step_hemmed_in_or_not(case) -> None:
+    """R-MIND-3: detour (with its short-cut) == the blocking field's step, every time."""
+    grid, here, goal, radius = case
+    assert walking.detour(grid, goal, here, radius) == reference(grid, goal, here, radius)
+    free = walking.free_around(grid, here)
+    assert walking.detour(grid, goal, here, radius, free) == reference(grid, goal, here,
+                                                                       radius)
+
+
+def test_a_walker_hemmed_in_waits_without_a_field(monkeypatch) -> None:
+    """R-MIND-3: all eight neighbours taken: no step, and no Dijkstra is made for it."""
+    grid = Grid(np.zeros((5, 5), dtype=np.uint8))
+    grid.occupant[1:4, 1:4] = 7
+    grid.occupant[0, 0] = 9  # the goal, beyond the ring
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a field was made for a walker that cannot step")
+
+    monkeypatch.setattr(walking, "compute", refuse)
+    assert walking.detour(grid, (0, 0), (2, 2), None) is None
+    grid.occupant[2, 3] = 0  # one neighbour freed: the field is needed again
+    with pytest.raises(AssertionError, match="a field was made"):
+        walking.detour(grid, (0, 0), (2, 2), None)
