@@ -147,6 +147,12 @@ def _path(grid: Grid, origin: Cell, aim: Cell, steps: int) -> list[Cell]:
     return cells
 
 
+def line_cells(grid: Grid, origin: Cell, aim: Cell, steps: int) -> list[Cell]:
+    """The cells a line, ray or bolt from `origin` toward `aim` passes, up to `steps`
+    (`_path`): for a mind that looks along a bolt before it asks for a preview."""
+    return _path(grid, origin, aim, steps)
+
+
 def burst_centre(grid: Grid, origin: Cell, aim: Cell, range_: int) -> Cell:
     """Where a burst goes off (R-SHAPE-1 **decision**): the aim cell, or else the last
     open cell before the first blocking cell on the line from the caster (the aim cell

@@ -108,7 +108,9 @@ def best_cast(view: MindView) -> tuple[str, str] | None:
     Only foes within the spell's reach are previewed (a preview of one farther is
     refused anyway), and a spell that can strike one creature only (a bolt, ray or
     touch that no water carries: not lightning) stops at its first foe it may strike:
-    no later candidate can do better or come earlier in the order."""
+    no later candidate can do better or come earlier in the order. A ray or bolt whose
+    line meets one of its own side first is passed over unpreviewed (that ally is what
+    it would strike: `MindView.ally_first_on_line`)."""
     side = view.me.side
     content = view.content
     best: tuple[int, int, int, str, str] | None = None
@@ -125,6 +127,8 @@ def best_cast(view: MindView) -> tuple[str, str] | None:
         for foe in view.foes:
             if max(abs(foe.at[0] - me[0]), abs(foe.at[1] - me[1])) > reach_cells:
                 continue
+            if single and definition.shape != "touch" and view.ally_first_on_line(foe):
+                continue  # the bolt would strike that ally: no foe struck (no preview)
             reach = view.preview(spell, foe.id)
             if reach is None:
                 continue

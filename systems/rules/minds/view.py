@@ -411,6 +411,24 @@ class MindView:
         except ActionError:
             return None
 
+    def ally_first_on_line(self, foe: Seen) -> bool:
+        """The first creature on the line from it to `foe` (`shapes.line_cells`) is one of
+        its own side: a ray or bolt aimed at that foe would strike that ally instead
+        (R-SHAPE-1), so no preview can show a foe struck (R-MIND-6's cheap refusal: an
+        archer behind its own ranks)."""
+        from affray.systems.rules.shapes import line_cells
+
+        world = self._world
+        here = self.me.at
+        steps = max(abs(foe.at[0] - here[0]), abs(foe.at[1] - here[1]))
+        occupant = world.grid.occupant
+        me = self._sheet.entity
+        for x, y in line_cells(world.grid, here, foe.at, steps):
+            entity = int(occupant[y, x])
+            if entity and entity != me:
+                return bool(world.sheets[entity].creature.side == self.me.side)
+        return False
+
     def sides_of(self, ids: list[str]) -> list[str]:
         """The sides of these creatures (from a preview's lists)."""
         world = self._world
