@@ -33,43 +33,24 @@ def test_a_battle_plays_the_same_with_the_look_along_the_bolt(monkeypatch, seed)
 
 
 ROWS = ["..........", "..........", "..#.......", ".........."]
-TEXT = """
-name = "aim"
-seed = 1
-[map]
-rows = {rows}
-[[creatures]]
-id = "archer"
-template = "kobold"
-side = "red"
-at = [0, 0]
-[[creatures]]
-id = "friend"
-template = "kobold"
-side = "red"
-at = [2, 0]
-[[creatures]]
-id = "foe_behind"
-template = "kobold"
-side = "blue"
-at = [5, 0]
-[[creatures]]
-id = "foe_clear"
-template = "kobold"
-side = "blue"
-at = [0, 2]
-[[creatures]]
-id = "foe_past_wall"
-template = "kobold"
-side = "blue"
-at = [3, 3]
-"""
+PLACED = (("archer", "red", (0, 0)), ("friend", "red", (2, 0)),
+          ("foe_behind", "blue", (5, 0)), ("foe_clear", "blue", (0, 2)),
+          ("foe_past_wall", "blue", (3, 3)))
+
+
+def aim_scenario() -> str:
+    """A row with an archer, its friend and a foe behind the friend; a foe in the clear;
+    a foe behind a wall."""
+    creatures = "".join(f'\n[[creatures]]\nid = "{cid}"\ntemplate = "kobold"\n'
+                        f'side = "{side}"\nat = [{x}, {y}]\n'
+                        for cid, side, (x, y) in PLACED)
+    return f'name = "aim"\nseed = 1\n[map]\nrows = {ROWS}\n' + creatures
 
 
 def test_the_first_on_the_line_decides(make_world) -> None:
     """R-MIND-6, R-SHAPE-1: an ally first on the line: True; a clear line to the foe:
     False; a wall first (no one struck), or a foe first: False (the preview decides)."""
-    world = make_world(TEXT.format(rows=ROWS))
+    world = make_world(aim_scenario())
     view = MindView(world, world.sheets[world.by_id["archer"]])
     foes = {i: seen_of(world.sheets[world.by_id[i]])
             for i in ("foe_behind", "foe_clear", "foe_past_wall")}
