@@ -116,7 +116,6 @@ def _nearest_beside(world: World, cell: tuple[int, int], struck: set[int]) -> in
 
 def spread(world: World, record: CastRecord) -> None:
     """Walk one electricity cast's strike queue (R-ELEC-8), striking as it goes."""
-    grid = world.grid
     sheets = world.sheets
     caster = sheets.get(record.caster)
     conductor = caster is not None and caster.has("conductor")
@@ -132,86 +131,118 @@ def spread(world: World, record: CastRecord) -> None:
     flooded: set[int] = set()
     index = 0
     bulk_min = world.content.world.bulk_strike_min
-    lonely: set[int] = set()  # struck at once with no unstruck creature beside them
     while index < len(queue):
         if queue[index][2] is None and queue[index][1] == "water":
-            _strike_flood_at_once(world, record, queue, index, bulk_min, struck, lonely)
-        entity, cause, result = queue[index]
-        index += 1
-        sheet = sheets[entity]
-        if result is None:
-            if not sheet.vitals.alive:
+            walk = _strike_flood_at_once(world, record, queue, index, bulk_min, struck,
+                                         flooded, arcs and reach != 1)
+            if walk is not None:  # the run struck at once: visit only those that may act
+                todo, index = walk
+                for entry in todo:
+                    jumps = _visit(world, record, queue, entry, struck, flooded, arcs, reach,
+                                   conductor, certain, arc_chance, jumps)
                 continue
-            result = strike(world, record, sheet, cause)
-        if not result.harmed:  # type: ignore[attr-defined]
-            continue  # R-TYPE-2: no harm, no spread (and a chain ends here, R-ELEC-5)
-        x, y = sheet.position.x, sheet.position.y
-        if grid.terrain[y, x] == _WATER:  # R-ELEC-3: the water carries it
-            label = int(grid.body[y, x])
-            if label and label not in flooded:
-                flooded.add(label)
-                for member in body_members(world, label):
-                    if member not in struck:
-                        struck.add(member)
-                        queue.append((member, "water", None))
-        if not arcs or (entity in lonely and reach == 1):
-            continue  # nobody unstruck was beside it, and the struck set only grows
-        target = nearest_unstruck(world, (x, y), struck, reach)
-        if target is None:
-            continue
-        # R-IMM-8: Conductor makes every arc happen; R-ELEC-5: chain lightning's certain
-        # jumps; otherwise R-ELEC-1: one time in four.
-        if conductor or jumps < certain or world.rng.chance(arc_chance):
-            jumps += 1
-            struck.add(target)
-            queue.append((target, "arc", None))
+        index += 1
+        jumps = _visit(world, record, queue, index - 1, struck, flooded, arcs, reach,
+                       conductor, certain, arc_chance, jumps)
+
+
+def _visit(world: World, record: CastRecord, queue: list, index: int, struck: set[int],
+           flooded: set[int], arcs: bool, reach: int, conductor: bool, certain: int,
+           arc_chance: float, jumps: int) -> int:
+    """Queue entry `index`'s turn in the walk: struck now if not yet, then, when harmed,
+    its flood and its arc (R-ELEC-3, R-ELEC-1); returns the jumps taken so far."""
+    entity, cause, result = queue[index]
+    sheet = world.sheets[entity]
+    if result is None:
+        if not sheet.vitals.alive:
+            return jumps
+        result = strike(world, record, sheet, cause)
+    if not result.harmed:  # type: ignore[attr-defined]
+        return jumps  # R-TYPE-2: no harm, no spread (and a chain ends here, R-ELEC-5)
+    grid = world.grid
+    x, y = sheet.position.x, sheet.position.y
+    if grid.terrain[y, x] == _WATER:  # R-ELEC-3: the water carries it
+        label = int(grid.body[y, x])
+        if label and label not in flooded:
+            flooded.add(label)
+            for member in body_members(world, label):
+                if member not in struck:
+                    struck.add(member)
+                    queue.append((member, "water", None))
+    if not arcs:
+        return jumps
+    target = nearest_unstruck(world, (x, y), struck, reach)
+    if target is None:
+        return jumps
+    # R-IMM-8: Conductor makes every arc happen; R-ELEC-5: chain lightning's certain
+    # jumps; otherwise R-ELEC-1: one time in four.
+    if conductor or jumps < certain or world.rng.chance(arc_chance):
+        jumps += 1
+        struck.add(target)
+        queue.append((target, "arc", None))
+    return jumps
 
 
 def _strike_flood_at_once(world: World, record: CastRecord, queue: list, start: int,
-                          bulk_min: int, struck: set[int], lonely: set[int]) -> None:
+                          bulk_min: int, struck: set[int], flooded: set[int],
+                          arcs_far: bool) -> tuple[list[int], int] | None:
     """A flood queues its body's members together: strike that run at once when it is
     long enough and nothing in the cast needs the one-by-one path (`flood.bulk_ready`),
-    filling in each entry's Strike; the walk then floods and arcs from them in order.
-    Those with no unstruck creature beside them now go into `lonely`: they can never
-    arc (R-ELEC-1), so the walk skips looking."""
+    filling in each entry's Strike. Returns the run's end and the entries of it the walk
+    must still visit, in order (None: the run goes one by one). The others would do
+    nothing in their turn, so the walk skips them: those dead before the run or not
+    harmed (R-TYPE-2), and those harmed whose water is flooded already (R-ELEC-3) and
+    who cannot arc: no arcing shape (R-ELEC-1), or no living unstruck creature beside
+    them now (`arcs_far` False: reach 1; the struck set only grows, so none later)."""
     end = start
     while end < len(queue) and queue[end][2] is None and queue[end][1] == "water":
         end += 1
     if end - start < bulk_min:
-        return
+        return None
     sheets = world.sheets
-    living = [sheets[entity] for entity, _cause, _result in queue[start:end]
-              if sheets[entity].vitals.alive]
+    living_at = [i for i in range(start, end) if sheets[queue[i][0]].vitals.alive]
+    living = [sheets[queue[i][0]] for i in living_at]
     if not living or not bulk_ready(world, record, living):
-        return
-    by_entity = {result.entity: result for result in strike_many(world, record, living,
-                                                                  "water")}
-    for i in range(start, end):
-        entity, cause, _result = queue[i]
-        if entity in by_entity:
-            queue[i] = (entity, cause, by_entity[entity])
-    lonely.update(_without_unstruck_neighbours(world, living, struck))
+        return None
+    strikes = strike_many(world, record, living, "water")
+    for i, result in zip(living_at, strikes, strict=True):
+        queue[i] = (queue[i][0], "water", result)
+    arcs = record.definition.shape in ARCING_SHAPES
+    may_act = _may_act(world, living, strikes, struck, flooded, arcs, arcs_far)
+    return [i for i, act in zip(living_at, may_act, strict=True) if act], end
 
 
-def _without_unstruck_neighbours(world: World, sheets: list[Sheet],
-                                 struck: set[int]) -> list[int]:
-    """The creatures of `sheets` with no living, unstruck creature on any of their 8
-    neighbours, in numpy over the window that holds them."""
+def _may_act(world: World, sheets: list[Sheet], strikes: list, struck: set[int],
+             flooded: set[int], arcs: bool, arcs_far: bool) -> list[bool]:
+    """Per struck creature of a run, whether its turn in the walk may do anything: it was
+    harmed, and it stands outside flooded water or may arc (an arcing shape, and either
+    a reach past 1 or a living, unstruck creature on one of its 8 neighbours), in numpy
+    over the window that holds them."""
     grid = world.grid
-    xs = np.fromiter((s.position.x for s in sheets), np.int64, len(sheets))
-    ys = np.fromiter((s.position.y for s in sheets), np.int64, len(sheets))
-    x0, y0 = max(0, int(xs.min()) - 1), max(0, int(ys.min()) - 1)
-    x1, y1 = min(grid.width, int(xs.max()) + 2), min(grid.height, int(ys.max()) + 2)
-    window = grid.occupant[y0:y1, x0:x1]
-    struck_ids = np.fromiter(struck, np.int64, len(struck))
-    open_ = (window != 0) & ~np.isin(window, struck_ids)
-    padded = np.pad(open_, 1)
-    near = np.zeros_like(open_)
-    height, width = open_.shape
-    for dx, dy in (*_ORTHOGONAL, *_DIAGONAL):
-        near |= padded[1 + dy:1 + dy + height, 1 + dx:1 + dx + width]
-    alone = ~near[ys - y0, xs - x0]
-    return [sheet.entity for sheet, flag in zip(sheets, alone.tolist(), strict=True) if flag]
+    n = len(sheets)
+    harmed = np.fromiter((r.amount >= 1 for r in strikes), bool, n)
+    xs = np.fromiter((s.position.x for s in sheets), np.int64, n)
+    ys = np.fromiter((s.position.y for s in sheets), np.int64, n)
+    labels = grid.body[ys, xs]
+    on_flooded = (grid.terrain[ys, xs] == _WATER) & (labels > 0) & np.isin(
+        labels, np.fromiter(flooded, np.int64, len(flooded)))
+    if not arcs:
+        could_arc = np.zeros(n, dtype=bool)
+    elif arcs_far:
+        could_arc = np.ones(n, dtype=bool)
+    else:
+        x0, y0 = max(0, int(xs.min()) - 1), max(0, int(ys.min()) - 1)
+        x1, y1 = min(grid.width, int(xs.max()) + 2), min(grid.height, int(ys.max()) + 2)
+        window = grid.occupant[y0:y1, x0:x1]
+        struck_ids = np.fromiter(struck, np.int64, len(struck))
+        open_ = (window != 0) & ~np.isin(window, struck_ids)
+        padded = np.pad(open_, 1)
+        near = np.zeros_like(open_)
+        height, width = open_.shape
+        for dx, dy in (*_ORTHOGONAL, *_DIAGONAL):
+            near |= padded[1 + dy:1 + dy + height, 1 + dx:1 + dx + width]
+        could_arc = near[ys - y0, xs - x0]
+    return (harmed & (~on_flooded | could_arc)).tolist()  # type: ignore[no-any-return]
 
 
 class ArcSystem(System):

@@ -43,6 +43,9 @@ KINDS = [
     'position = "sleeping"',
     'mind = "brute"',
     'mind = "sentry"\nposition = "sleeping"',
+    # `rouse` in the water: resting or sitting, it tries to stand (R-STUN-5)
+    'position = "resting"',
+    'position = "sitting"',
 ]
 
 
@@ -78,15 +81,18 @@ def run(text: str, draw: int) -> tuple[list[dict], dict]:
     world.rng.percent = lambda: draw  # type: ignore[method-assign]
     world.rng.number_range = lambda low, high: low + (draw * 10 - low) % (high - low + 1)  # type: ignore[method-assign]
     world.submit(affray.Cast(actor="mage", spell="storm", target="c0"))
-    world.run(60)
+    world.tick()
+    lag = (world.lag.wait.tolist(), world.lag.daze.tolist())  # a spell's daze (R-LAG-6)
+    world.run(59)
     log = [event.to_dict() for event in world.events]
     state = world.snapshot()
+    state["lag after the cast"] = lag
     world.close()
     return log, state
 
 
 @pytest.mark.parametrize("draw", [1, 30, 55, 80, 100])
-@pytest.mark.parametrize("extra", ["", 'save = "none"'])
+@pytest.mark.parametrize("extra", ["", 'save = "none"', "daze = 6"])
 def test_r_elec_3_a_flood_struck_at_once_matches_one_by_one(draw, extra, monkeypatch):
     """R-ELEC-3 / R-SAVE-10 / R-PROT-1..7: same draws, same log, same world."""
     import affray.systems.arc as arc
@@ -126,3 +132,76 @@ def test_a_flood_takes_the_one_by_one_path_when_a_hook_is_registered():
     struck = [e.target for e in world.events if e.kind in ("damage", "immune")]
     assert seen and set(seen) <= set(struck)
     assert not flood.bulk_ready(world, world.cast_records[0], [world.sheet("c1")])
+
+
+def shore(shape: str, chain: bool, bulk: bool) -> str:
+    """A 6x5 pond full of creatures, ringed by creatures on dry land: a strike in the
+    water may arc to the shore (R-ELEC-1), so the walk after a bulk strike must still
+    visit the pond's edge in queue order."""
+    rows = ["." * 8] + [".~~~~~~." for _ in range(5)] + ["." * 8]
+    text = f"seed = 9\n[map]\nrows = {rows!r}\n".replace("'", '"')
+    radius = "radius = 1\n" if shape == "burst" else ""
+    text += f"""
+[content.world]
+bulk_strike_min = {1 if bulk else 1_000_000}
+[content.spells.storm]
+type = "lightning"
+shape = "{shape}"
+range = 8
+damage = "30"
+chain = {str(chain).lower()}
+{radius}
+[[creatures]]
+id = "mage"
+at = [0, 0]
+level = 25
+side = "players"
+"""
+    cells = [(x, y) for y in range(7) for x in range(8) if (x, y) != (0, 0)]
+    for i, (x, y) in enumerate(cells):
+        text += f'[[creatures]]\nid = "c{i}"\nat = [{x}, {y}]\nhp = 60\n'
+    return text
+
+
+@pytest.mark.parametrize("draw", [1, 20, 80])
+@pytest.mark.parametrize(("shape", "chain"), [("bolt", False), ("bolt", True),
+                                              ("burst", False)])
+def test_r_elec_1_arcs_from_a_lake_struck_at_once_match_one_by_one(draw, shape, chain,
+                                                                    monkeypatch):
+    """R-ELEC-1 / R-ELEC-3 / R-ELEC-5 / R-ELEC-8: after a pond is struck at once, the
+    walk skips only the creatures whose turn could do nothing; the arcs to the shore
+    come out as striking one by one gives them (a bolt arcs one time in four, chain
+    lightning jumps for certain and reaches two cells), and a burst never arcs."""
+    import affray.systems.arc as arc
+
+    calls = []
+    real = arc.strike_many
+    monkeypatch.setattr(arc, "strike_many",
+                        lambda *args: calls.append(len(args[2])) or real(*args))
+    target = "c8" if shape == "bolt" else "c16"  # in the water, at (1, 1) / (1, 2)
+
+    def cast(bulk: bool) -> tuple[list[dict], dict]:
+        world = world_from_text(shore(shape, chain, bulk))
+        world.rng.percent = lambda: draw  # type: ignore[method-assign]
+        world.rng.number_range = lambda low, high: low + (draw * 10 - low) % (high - low + 1)  # type: ignore[method-assign]
+        world.submit(affray.Cast(actor="mage", spell="storm", target=target))
+        world.tick()
+        log = [event.to_dict() for event in world.events]
+        state = world.snapshot()
+        world.close()
+        return log, state
+
+    bulk_log, bulk_state = cast(True)
+    assert calls and calls[0] >= 20  # the pond went through the bulk path
+    monkeypatch.setattr(arc, "strike_many", real)
+    one_log, one_state = cast(False)
+    assert bulk_log == one_log
+    assert bulk_state == one_state
+    causes = [e["cause"] for e in bulk_log if e["kind"] == "damage"]
+    assert causes.count("water") >= 20
+    if shape == "burst":
+        assert "arc" not in causes  # R-ELEC-1: a burst floods and never arcs
+    elif chain or draw <= 25:
+        assert "arc" in causes  # certain jumps, or the one-in-four roll met
+    else:
+        assert "arc" not in causes  # a roll of 80 never arcs (R-ELEC-1: 25%)

@@ -5,8 +5,12 @@ cast's one roll (R-ELEC-3). One strike at a time is the Python pipeline per crea
 (`magic.strike`, some tens of microseconds); here the creatures a flood queued are struck
 together: their saves (`saves.save_thresholds_many`, the scalar formulas over arrays),
 necrotic's bonus and the save's halving, and the protections (`volley_protect.
-protect_many`, the default steps with each step's rounding) in numpy, then one short
-Python pass that logs each creature's event and inflicts its damage in queue order.
+protect_many`, the default steps with each step's rounding) in numpy. Then, in queue
+order: stretches of victims whose strike is plain (they lose hit points and live, and
+nothing else could happen to them) get their Strikes by one map, their hit points written
+and their Damage events as one lazy block of the log (`FloodEvents`, built when first
+read, as the vectorised round's blows are); every other victim takes the scalar steps
+one by one between the stretches.
 
 The result is the scalar path's, creature for creature, with one difference: the saves'
 draws for the whole run are taken before any of those creatures' own later draws (a fire
@@ -21,10 +25,13 @@ per-victim draw or hook, and no undead struck by necrotic harm.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from affray.core.collector import collector_paused
+from affray.core.event_log import EventLog
 from affray.core.events import Damage, Immune
 from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules.casting import CastRecord, Strike
@@ -50,19 +57,6 @@ if TYPE_CHECKING:
 
 # `rouse` does nothing to a victim already fighting someone and on its feet.
 _SETTLED = ("fighting", "standing")
-
-
-def _may_engage(world: World, caster: Sheet | None, victims: list[Sheet]) -> list[bool]:
-    """Per victim, whether R-ACT-1 might change it (then `_engages` looks closer): asleep,
-    beside the caster, or with a mind; none when the caster is gone."""
-    if caster is None or not caster.vitals.alive:
-        return [False] * len(victims)
-    minded = world.minded
-    x, y = caster.position.x, caster.position.y
-    occupant = world.grid.occupant
-    near = {int(e) for e in occupant[max(0, y - 1):y + 2, max(0, x - 1):x + 2].ravel() if e}
-    return [s.entity in near or s.entity in minded or s.vitals.position == "sleeping"
-            for s in victims]
 
 
 def _engages(caster: Sheet | None, victim: Sheet) -> bool:
@@ -93,26 +87,101 @@ def bulk_ready(world: World, record: CastRecord, victims: list[Sheet]) -> bool:
                 and any(sheet.creature.undead for sheet in victims))
 
 
+# A victim's position as a code in the gathered table: what `rouse` and R-ACT-1 ask.
+_POSITION_CODE = {"fighting": 1, "standing": 1, "sleeping": 2}
+_SETTLED_CODE, _SLEEPING_CODE = 1, 2
+
+
+def _victim_table(world: World, caster: Sheet | None, victims: list[Sheet],
+                  armor_name: str | None) -> np.ndarray:
+    """Every number `strike_many` reads of its victims, one row each, in one pass over
+    the sheets (a pass per column cost as much each): modify level, saving throw, the
+    imm/res/vuln masks with gear, hp, max hp, armor in the column the type meets (0 when
+    none), berserk, the affect bits, liturgy, the position code and whether R-ACT-1
+    might change the victim (`maybe`: beside the caster or with a mind; the sleeping
+    ones are added from the position code; none when the caster is gone)."""
+    if caster is not None and caster.vitals.alive:
+        x, y = caster.position.x, caster.position.y
+        occupant = world.grid.occupant
+        near = {int(e) for e in occupant[max(0, y - 1):y + 2, max(0, x - 1):x + 2].ravel()
+                if e}
+        minded: set[int] | dict = world.minded
+    else:
+        near, minded = set(), {}
+    attr = f"armor_{armor_name}" if armor_name is not None else ""
+    position_code = _POSITION_CODE.get
+    rows = [(lv.level + lv.remorts, (defense := s.defense).saving_throw,
+             (im := s.immunities).imm | s.gear_imm, im.res | s.gear_res,
+             im.vuln | s.gear_vuln, (vitals := s.vitals).hp, vitals.max_hp,
+             getattr(defense, attr) + s.gear_armor.get(armor_name, 0) if attr else 0,
+             "berserk" in (levels := s.affects.levels),
+             affect_mask(levels) if levels else 0,
+             s.skills.learned.get("liturgy", 0) > 0, position_code(vitals.position, 0),
+             s.entity in near or s.entity in minded)
+            for s in victims for lv in (s.level,)]
+    return np.array(rows, dtype=np.int64).reshape(len(victims), 13).T
+
+
+class FloodEvents:
+    """The Damage events of a flood's plainly struck victims, built when first read
+    (`EventLog.push_lazy`): a lake of 10,000 logs 10,000 events nobody may read. Index i
+    is victim i's event; the log holds only the stretches of plain victims."""
+
+    def __init__(self, pulse: int, source: str | None, victims: list[Sheet],
+                 amounts: list[int], raws: list[int], damage_type: str, cause: str,
+                 spell: str | None, critical: bool, saved: list[bool]) -> None:
+        self.fields = (pulse, source, victims, amounts, raws, damage_type, cause, spell,
+                       critical, saved)
+        self._objects: list | None = None
+
+    def objects(self) -> list:
+        if self._objects is None:
+            pulse, source, victims, amounts, raws, damage_type, cause, spell, critical, \
+                saved = self.fields
+            n = len(victims)
+            fields = zip(repeat(pulse, n), repeat(source, n), [v.creature.id for v in victims],
+                         amounts, raws, repeat(damage_type, n), repeat(cause, n),
+                         repeat(spell, n), repeat(critical, n), saved, repeat(None, n),
+                         strict=True)
+            with collector_paused():
+                self._objects = list(map(tuple.__new__, repeat(Damage, n), fields))
+        return self._objects
+
+
+def _log_plain(world: World, source: FloodEvents, start: int, stop: int) -> None:
+    """Victims `start:stop`'s events: a lazy block, or built now in a game's plain list."""
+    log = world.events
+    if type(log) is EventLog:
+        log.push_lazy(source, start, stop)
+    else:
+        log.extend(source.objects()[start:stop])
+
+
 def strike_many(world: World, record: CastRecord, victims: list[Sheet],
                 cause: str) -> list[Strike]:
     """Strike every creature of `victims` (living, in queue order) with the cast, as
-    `magic.strike` does one; returns their Strikes (also appended to the record)."""
+    `magic.strike` does one; returns their Strikes (also appended to the record).
+
+    Victims whose strike is plain (a Damage event and hit points lost, the victim lives
+    and stays as it is: not immune, no type rule or effect, nothing R-ACT-1 or `rouse`
+    could change) are done in stretches: their Strikes made by one map, their hit points
+    written, their events one lazy block. The others take the scalar steps one by one,
+    in queue order between the stretches."""
     content = world.content
     n = len(victims)
-    # every column in one pass over the sheets (a pass per column cost as much each)
-    columns = np.array([(s.level.level + s.level.remorts, s.defense.saving_throw,
-                         s.immunities.imm | s.gear_imm, s.immunities.res | s.gear_res,
-                         s.immunities.vuln | s.gear_vuln, s.vitals.hp, s.vitals.max_hp)
-                        for s in victims], dtype=np.int64).reshape(n, 7).T
-    level, saving, imm, res, vuln, hp, max_hp = columns
     damage_type = record.damage_type
     flags = record.flags
+    caster = world.sheets.get(record.caster)
+    column = column_index(content, damage_type)
+    (level, saving, imm, res, vuln, hp, max_hp, column_armor, berserk, affects, liturgy,
+     position, maybe_near) = _victim_table(world, caster, victims,
+                                           ARMOR_COLUMNS[column] if column >= 0 else None)
     # The saves (R-SAVE-10): thresholds in numpy, the rolls in queue order.
     saved = np.zeros(n, dtype=bool)
     if record.definition.save != "none":
-        berserk = np.fromiter(("berserk" in s.affects.levels for s in victims), bool, n)
         immune, threshold, scale = save_thresholds_many(
-            world, record.level, level, saving, berserk, imm, res, vuln, damage_type, flags)
+            world, record.level, level, saving, berserk.astype(bool), imm, res, vuln,
+            damage_type, flags)
         # one draw per victim not immune, in queue order
         rolls = np.zeros(n, dtype=np.int64)
         drawn = ~immune
@@ -126,15 +195,10 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
         dam = np.where(hp * 2 < max_hp, dam + dam // 2, dam)
     dam = np.where(saved, dam // 2, dam)
     raw = dam
-    caster = world.sheets.get(record.caster)
-    affects = np.fromiter((affect_mask(s.affects.levels) if s.affects.levels else 0
-                           for s in victims), np.int64, n)
     spell_armor = damage_type in content.damage.spell_armor
     armor = np.zeros((4, n), dtype=np.int64)  # only the column this type meets is read
-    column = column_index(content, damage_type)
     if column >= 0:
-        name = ARMOR_COLUMNS[column]
-        armor[column] = np.fromiter((s.armor(name) for s in victims), np.int64, n)
+        armor[column] = column_armor
     hits = HitArrays(
         dam=dam, melee=np.zeros(n, dtype=bool), has_source=np.full(n, caster is not None),
         source_alignment=np.full(n, caster.level.alignment if caster else 0, np.int64),
@@ -146,62 +210,100 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
         spell_armor=np.full(n, spell_armor),
         pierce=np.full(n, int(record.pierce * HITROLL_SCALE), np.int64),
         armor_use_level=np.zeros(n, dtype=np.int64))
-    liturgy = np.fromiter((s.skills.learned.get("liturgy", 0) > 0 for s in victims), bool, n)
     after, immune_hit = protect_many(content, hits, VictimArrays(
-        affects=affects, liturgy_skill=liturgy, modify_level=level, imm=imm, res=res,
-        vuln=vuln, armor=armor))
-    # Log and inflict in queue order; the type rules and effects as the scalar path.
-    pulse, source = world.pulse, record.caster_id
-    spell, critical = record.spell, record.critical
-    results: list[Strike] = []
-    strikes = record.strikes
-    has_rule = damage_type in ("fire", "cold", "poison", "acid")
-    rolled = record.roll > 0
-    offensive = record.definition.offensive
+        affects=affects, liturgy_skill=liturgy.astype(bool), modify_level=level, imm=imm,
+        res=res, vuln=vuln, armor=armor))
     # R-ACT-1 asks only about victims it could change: asleep, or free and beside the
     # caster or with a mind to remember it; the rest of a lake is skipped at once.
-    maybe = _may_engage(world, caster, victims)
-    events = world.events
+    sleeping = position == _SLEEPING_CODE
+    maybe = (maybe_near.astype(bool) | sleeping) & (caster is not None and caster.vitals.alive)
+    has_rule = damage_type in ("fire", "cold", "poison", "acid")
+    rolled = record.roll > 0
+    if rolled:
+        harmed = after > 0
+        plain = ~immune_hit & ~maybe & ~(record.has_effects & ~saved) & (
+            ~harmed | ((hp > after) & (position == _SETTLED_CODE) & (not has_rule)))
+    else:
+        plain = np.zeros(n, dtype=bool)
     # Python values once (indexing numpy scalars one by one is slow).
     saved_list, amounts, raws = saved.tolist(), after.tolist(), raw.tolist()
-    immune_list, left = immune_hit.tolist(), (hp - after).tolist()
-    for i, victim in enumerate(victims):
-        was_saved = saved_list[i]
-        result = Strike(victim.entity, cause, 0, critical, was_saved)
-        strikes.append(result)
-        results.append(result)
-        if rolled:
-            if immune_list[i]:
+    left = (hp - np.maximum(after, 0)).tolist()
+    struck = np.maximum(after, 0).tolist()
+    maybe_list, immune_list = maybe.tolist(), immune_hit.tolist()
+    events = FloodEvents(world.pulse, record.caster_id, victims, amounts, raws, damage_type,
+                         cause, record.spell, record.critical, saved_list)
+    results: list[Strike] = []
+    strikes, critical = record.strikes, record.critical
+    one = _OneStrike(world, record, caster, cause, amounts, raws, left, saved_list,
+                     immune_list, maybe_list)
+    begin = 0
+    for i in [*np.flatnonzero(~plain).tolist(), n]:
+        if begin < i:  # a stretch of plain victims
+            made = list(map(Strike, [s.entity for s in victims[begin:i]], repeat(cause),
+                            struck[begin:i], repeat(critical), saved_list[begin:i]))
+            strikes.extend(made)
+            results.extend(made)
+            for sheet, hp_left in zip(victims[begin:i], left[begin:i], strict=True):
+                sheet.vitals.hp = hp_left
+            _log_plain(world, events, begin, i)
+        if i < n:
+            results.append(one(i, victims[i]))
+        begin = i + 1
+    return results
+
+
+class _OneStrike:
+    """One victim of `strike_many` that is not plain, through the scalar steps: its
+    event, R-ACT-1, the damage pipeline for a death, `rouse`, the type rules and the
+    spell's effects, as `magic.strike` and `damage.finish` do them."""
+
+    def __init__(self, world: World, record: CastRecord, caster: Sheet | None, cause: str,
+                 amounts: list[int], raws: list[int], left: list[int], saved: list[bool],
+                 immune: list[bool], maybe: list[bool]) -> None:
+        self.world, self.record, self.caster, self.cause = world, record, caster, cause
+        self.amounts, self.raws, self.left, self.saved = amounts, raws, left, saved
+        self.immune, self.maybe = immune, maybe
+
+    def __call__(self, i: int, victim: Sheet) -> Strike:
+        world, record, caster, cause = self.world, self.record, self.caster, self.cause
+        damage_type, flags, spell = record.damage_type, record.flags, record.spell
+        events = world.events
+        pulse, source = world.pulse, record.caster_id
+        was_saved, maybe = self.saved[i], self.maybe[i]
+        result = Strike(victim.entity, cause, 0, record.critical, was_saved)
+        record.strikes.append(result)
+        if record.roll > 0:
+            if self.immune[i]:
                 events.append(Immune(pulse, source, victim.id, damage_type))
-                if maybe[i] and _engages(caster, victim):
+                if maybe and _engages(caster, victim):
                     engage(world, caster, victim)  # R-ACT-1, as damage.finish
             else:
-                amount = amounts[i]
-                events.append(Damage(pulse, source, victim.id, amount, raws[i], damage_type,
-                                     cause, spell, critical, was_saved))
-                if amount <= 0 and maybe[i] and _engages(caster, victim):
+                amount = self.amounts[i]
+                events.append(Damage(pulse, source, victim.id, amount, self.raws[i],
+                                     damage_type, cause, spell, record.critical, was_saved))
+                if amount <= 0 and maybe and _engages(caster, victim):
                     engage(world, caster, victim)  # R-ACT-1, as damage.finish
                 if amount > 0:
                     result.amount = amount
                     vitals = victim.vitals
-                    if left[i] > 0:  # survives: inflict's only change is the hit points
-                        vitals.hp = left[i]
+                    if self.left[i] > 0:  # survives: inflict's only change is the hit points
+                        vitals.hp = self.left[i]
                     else:
                         try:
                             inflict(world, Hit(caster, victim, amount, damage_type, flags,
                                                False, cause, spell))
                         except VictimDeath:
                             result.killed = True
-                            continue
-                    if vitals.position not in _SETTLED or (maybe[i] and _engages(caster,
-                                                                                  victim)):
+                            return result
+                    if vitals.position not in _SETTLED or (maybe and _engages(caster,
+                                                                             victim)):
                         rouse(world, Hit(caster, victim, amount, damage_type, flags, False,
                                          cause, spell))
-        if has_rule and result.amount >= 1:
+        if damage_type in ("fire", "cold", "poison", "acid") and result.amount >= 1:
             type_rules(world, record, victim)
         if record.has_effects and not was_saved and victim.vitals.alive:
             spell_effects(world, record, victim)
-        if (not rolled and offensive and maybe[i] and victim.vitals.alive
-                and _engages(caster, victim)):
+        if (not record.roll > 0 and record.definition.offensive and maybe
+                and victim.vitals.alive and _engages(caster, victim)):
             engage(world, caster, victim)  # R-ACT-1, as magic.strike
-    return results
+        return result
