@@ -26,6 +26,8 @@ KINDS = [
     'affects = ["conductor"]',
     'affects = ["berserk"]',
     'affects = ["liturgy"]\nlevel = 55',
+    "skills = { liturgy = 80 }\nlevel = 55",  # R-PROT-4 from the skill: 30 x 55 >= 1,200
+    "skills = { liturgy = 80 }\nlevel = 30",  # and a hit too small for it to cut
     'res = ["lightning"]',
     'vuln = ["lightning"]',
     'res = ["lightning"]\nvuln = ["lightning"]',

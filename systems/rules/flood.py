@@ -25,8 +25,8 @@ per-victim draw or hook, and no undead struck by necrotic harm.
 
 from __future__ import annotations
 
-from itertools import repeat
-from typing import TYPE_CHECKING
+from itertools import chain, repeat
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -92,14 +92,34 @@ _POSITION_CODE = {"fighting": 1, "standing": 1, "sleeping": 2}
 _SETTLED_CODE, _SLEEPING_CODE = 1, 2
 
 
-def _victim_table(world: World, caster: Sheet | None, victims: list[Sheet],
-                  armor_name: str | None) -> np.ndarray:
-    """Every number `strike_many` reads of its victims, one row each, in one pass over
-    the sheets (a pass per column cost as much each): modify level, saving throw, the
-    imm/res/vuln masks with gear, hp, max hp, armor in the column the type meets (0 when
-    none), berserk, the affect bits, liturgy, the position code and whether R-ACT-1
-    might change the victim (`maybe`: beside the caster or with a mind; the sleeping
-    ones are added from the position code; none when the caster is gone)."""
+class VictimTable(NamedTuple):
+    """What `strike_many` reads of its victims, a column each (int64 unless said)."""
+
+    level: np.ndarray       # modify level (R-LVL-1)
+    imm: np.ndarray         # the imm/res/vuln masks with gear (R-IMM-6)
+    res: np.ndarray
+    vuln: np.ndarray
+    hp: np.ndarray
+    affects: np.ndarray     # AFFECT_BITS of the affects
+    position: np.ndarray    # _POSITION_CODE
+    maybe_near: np.ndarray  # beside the caster or with a mind (R-ACT-1 might apply)
+    saving: np.ndarray      # the columns below are read only when the cast needs them
+    berserk: np.ndarray     # bool
+    max_hp: np.ndarray
+    armor: np.ndarray       # armor in the column the type meets
+    liturgy: np.ndarray     # bool: learned liturgy above 0
+
+
+def _victim_table(world: World, record: CastRecord, caster: Sheet | None,
+                  victims: list[Sheet], column: int) -> VictimTable:
+    """Every number `strike_many` reads of its victims: the columns every strike needs
+    in one pass over the sheets (a pass per column cost as much each), the others only
+    when this cast can use them (zeros otherwise): the saving throw and berserk when it
+    has a save, max hp for necrotic's bonus, the armor column in the armor model, and
+    liturgy only when some hit is big enough for R-PROT-4 to take a point off it.
+    `maybe_near`: beside the caster or with a mind (the sleeping ones are added from the
+    position code); none when the caster is gone."""
+    n = len(victims)
     if caster is not None and caster.vitals.alive:
         x, y = caster.position.x, caster.position.y
         occupant = world.grid.occupant
@@ -108,18 +128,36 @@ def _victim_table(world: World, caster: Sheet | None, victims: list[Sheet],
         minded: set[int] | dict = world.minded
     else:
         near, minded = set(), {}
-    attr = f"armor_{armor_name}" if armor_name is not None else ""
     position_code = _POSITION_CODE.get
-    rows = [(lv.level + lv.remorts, (defense := s.defense).saving_throw,
-             (im := s.immunities).imm | s.gear_imm, im.res | s.gear_res,
-             im.vuln | s.gear_vuln, (vitals := s.vitals).hp, vitals.max_hp,
-             getattr(defense, attr) + s.gear_armor.get(armor_name, 0) if attr else 0,
-             "berserk" in (levels := s.affects.levels),
-             affect_mask(levels) if levels else 0,
-             s.skills.learned.get("liturgy", 0) > 0, position_code(vitals.position, 0),
-             s.entity in near or s.entity in minded)
-            for s in victims for lv in (s.level,)]
-    return np.array(rows, dtype=np.int64).reshape(len(victims), 13).T
+    rows = ((lv.level + lv.remorts, (im := s.immunities).imm | s.gear_imm,
+             im.res | s.gear_res, im.vuln | s.gear_vuln, (vitals := s.vitals).hp,
+             affect_mask(levels) if (levels := s.affects.levels) else 0,
+             position_code(vitals.position, 0), s.entity in near or s.entity in minded)
+            for s in victims for lv in (s.level,))
+    base = np.fromiter(chain.from_iterable(rows), np.int64, 8 * n).reshape(n, 8).T
+    level, imm, res, vuln, hp, affects, position, maybe_near = base
+    zeros = np.zeros(n, dtype=np.int64)
+    saving, berserk, max_hp, armor = zeros, zeros.astype(bool), zeros, zeros
+    if record.definition.save != "none":
+        saving = np.fromiter((s.defense.saving_throw for s in victims), np.int64, n)
+        berserk = np.fromiter(("berserk" in s.affects.levels for s in victims), bool, n)
+    if record.damage_type == "negative":
+        max_hp = np.fromiter((s.vitals.max_hp for s in victims), np.int64, n)
+    if column >= 0 and world.content.fight.model == "armor":
+        name = ARMOR_COLUMNS[column]
+        attr = f"armor_{name}"
+        armor = np.fromiter((getattr(s.defense, attr) + s.gear_armor.get(name, 0)
+                             for s in victims), np.int64, n)
+    # R-PROT-4 on a spell: dam - dam*Lv/1200, truncated; no earlier step makes a hit
+    # bigger than the roll (necrotic's bonus at most x1.5), so |roll| * 1.5 * |Lv| under
+    # 1,200 takes nothing off any hit, whoever has the skill.
+    biggest = abs(record.roll) * 3 // 2 + 1
+    liturgy = zeros.astype(bool)
+    if n and biggest * int(np.abs(level).max()) >= 1200:
+        liturgy = np.fromiter((s.skills.learned.get("liturgy", 0) > 0 for s in victims),
+                              bool, n)
+    return VictimTable(level, imm, res, vuln, hp, affects, position, maybe_near, saving,
+                       berserk, max_hp, armor, liturgy)
 
 
 class FloodEvents:
@@ -173,14 +211,14 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
     flags = record.flags
     caster = world.sheets.get(record.caster)
     column = column_index(content, damage_type)
-    (level, saving, imm, res, vuln, hp, max_hp, column_armor, berserk, affects, liturgy,
-     position, maybe_near) = _victim_table(world, caster, victims,
-                                           ARMOR_COLUMNS[column] if column >= 0 else None)
+    table = _victim_table(world, record, caster, victims, column)
+    level, imm, res, vuln, hp = table.level, table.imm, table.res, table.vuln, table.hp
+    position = table.position
     # The saves (R-SAVE-10): thresholds in numpy, the rolls in queue order.
     saved = np.zeros(n, dtype=bool)
     if record.definition.save != "none":
         immune, threshold, scale = save_thresholds_many(
-            world, record.level, level, saving, berserk.astype(bool), imm, res, vuln,
+            world, record.level, level, table.saving, table.berserk, imm, res, vuln,
             damage_type, flags)
         # one draw per victim not immune, in queue order
         rolls = np.zeros(n, dtype=np.int64)
@@ -192,13 +230,13 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
     # The damage before the protections: necrotic's bonus, then the save's halving.
     dam = np.full(n, record.roll, dtype=np.int64)
     if damage_type == "negative":
-        dam = np.where(hp * 2 < max_hp, dam + dam // 2, dam)
+        dam = np.where(hp * 2 < table.max_hp, dam + dam // 2, dam)
     dam = np.where(saved, dam // 2, dam)
     raw = dam
     spell_armor = damage_type in content.damage.spell_armor
     armor = np.zeros((4, n), dtype=np.int64)  # only the column this type meets is read
     if column >= 0:
-        armor[column] = column_armor
+        armor[column] = table.armor
     hits = HitArrays(
         dam=dam, melee=np.zeros(n, dtype=bool), has_source=np.full(n, caster is not None),
         source_alignment=np.full(n, caster.level.alignment if caster else 0, np.int64),
@@ -211,12 +249,13 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
         pierce=np.full(n, int(record.pierce * HITROLL_SCALE), np.int64),
         armor_use_level=np.zeros(n, dtype=np.int64))
     after, immune_hit = protect_many(content, hits, VictimArrays(
-        affects=affects, liturgy_skill=liturgy.astype(bool), modify_level=level, imm=imm,
+        affects=table.affects, liturgy_skill=table.liturgy, modify_level=level, imm=imm,
         res=res, vuln=vuln, armor=armor))
     # R-ACT-1 asks only about victims it could change: asleep, or free and beside the
     # caster or with a mind to remember it; the rest of a lake is skipped at once.
     sleeping = position == _SLEEPING_CODE
-    maybe = (maybe_near.astype(bool) | sleeping) & (caster is not None and caster.vitals.alive)
+    caster_alive = caster is not None and caster.vitals.alive
+    maybe = (table.maybe_near.astype(bool) | sleeping) & caster_alive
     has_rule = damage_type in ("fire", "cold", "poison", "acid")
     rolled = record.roll > 0
     if rolled:
