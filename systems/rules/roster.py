@@ -9,9 +9,16 @@ lives. It is written where the engine changes those: `World.add_creature`, `Worl
 (every step, push and flee), `damage.kill`, a load (`World.rebuild_views`), and
 `World.touch` for a game that edited a creature by hand.
 
-Entities grow with the slots (both are handed out in creation order), so an occupant's
-entity finds its row by binary search (`rows_of`), with no array as large as the
-largest entity id.
+An occupant's entity finds its row in `row_of` (`rows_of`), a table indexed by entity
+id: one gather for the thousands of creatures a soldier in an army sees, where a binary
+search cost as much as the rest of its decision. Entity ids are esper's, handed out one
+after another to creatures, items, fires and water bodies alike, so the table is about
+as long as the entities ever made (4 bytes each).
+
+It also counts the living of each side per block of 8x8 cells (`blocks`), so a mind can
+tell at once that no creature of another side stands anywhere in its sight window
+(`others_within`): a soldier marching among thousands of its own side then looks at no
+field of view at all.
 
 Reads and writes only itself; the World calls it.
 """
@@ -26,6 +33,9 @@ if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
 
 
+BLOCK_SHIFT = 3  # blocks of 8 x 8 cells
+
+
 class Roster:
     """Per creature (row = lag slot): entity, x, y, side code, alive."""
 
@@ -37,7 +47,9 @@ class Roster:
         self.side = np.zeros(64, dtype=np.int32)
         self.alive = np.zeros(64, dtype=bool)
         self.side_codes: dict[str, int] = {}
-        self.monotonic = True  # entities increase with the rows (`rows_of` may bisect)
+        self.row_of = np.full(64, -1, dtype=np.int32)  # by entity id: its row, -1 none
+        # [side code, y >> BLOCK_SHIFT, x >> BLOCK_SHIFT]: the living creatures there
+        self.blocks = np.zeros((1, 1, 1), dtype=np.int32)
 
     def code(self, side: str) -> int:
         """The small int standing for a side name (given on first sight)."""
@@ -56,34 +68,70 @@ class Roster:
             grown[:len(column)] = column
             setattr(self, name, grown)
 
+    def _count(self, row: int, delta: int) -> None:
+        """Add `delta` to the block count of row's side at row's cell."""
+        side = int(self.side[row])
+        by, bx = int(self.y[row]) >> BLOCK_SHIFT, int(self.x[row]) >> BLOCK_SHIFT
+        blocks = self.blocks
+        if side >= blocks.shape[0] or by >= blocks.shape[1] or bx >= blocks.shape[2]:
+            grown = np.zeros((max(side + 1, blocks.shape[0]), max(by + 1, blocks.shape[1]),
+                              max(bx + 1, blocks.shape[2])), dtype=np.int32)
+            grown[:blocks.shape[0], :blocks.shape[1], :blocks.shape[2]] = blocks
+            self.blocks = blocks = grown
+        blocks[side, by, bx] += delta
+
     def put(self, sheet: Sheet) -> None:
         """Write a creature's row (its slot), as it is now."""
         row = sheet.creature.slot
         self._grow(row + 1)
         if row >= self.count:
-            if self.count and sheet.entity <= int(self.entity[self.count - 1]):
-                self.monotonic = False
             self.count = row + 1
-        self.entity[row] = sheet.entity
+        elif self.alive[row]:
+            self._count(row, -1)  # written again (a touch): its old place uncounted
+        entity = sheet.entity
+        if entity >= len(self.row_of):
+            grown = np.full(max(entity + 1, 2 * len(self.row_of)), -1, dtype=np.int32)
+            grown[:len(self.row_of)] = self.row_of
+            self.row_of = grown
+        self.row_of[entity] = row
+        self.entity[row] = entity
         self.x[row] = sheet.position.x
         self.y[row] = sheet.position.y
         self.side[row] = self.code(sheet.creature.side)
         self.alive[row] = sheet.vitals.alive
+        if sheet.vitals.alive:
+            self._count(row, 1)
 
     def moved(self, sheet: Sheet) -> None:
         row = sheet.creature.slot
-        self.x[row] = sheet.position.x
-        self.y[row] = sheet.position.y
+        x, y = sheet.position.x, sheet.position.y
+        if self.alive[row] and ((x ^ int(self.x[row])) | (y ^ int(self.y[row]))) >> BLOCK_SHIFT:
+            self._count(row, -1)  # into another block
+            self.x[row], self.y[row] = x, y
+            self._count(row, 1)
+        else:
+            self.x[row], self.y[row] = x, y
 
     def died(self, sheet: Sheet) -> None:
-        self.alive[sheet.creature.slot] = False
+        row = sheet.creature.slot
+        if self.alive[row]:
+            self._count(row, -1)
+        self.alive[row] = False
+
+    def others_within(self, side: str, x0: int, y0: int, x1: int, y1: int) -> bool:
+        """Whether a living creature of a side other than `side` may stand in the cells
+        [x0, x1) x [y0, y1) (blocks overlapping them hold one); False: none does."""
+        blocks = self.blocks[:, y0 >> BLOCK_SHIFT:((y1 - 1) >> BLOCK_SHIFT) + 1,
+                             x0 >> BLOCK_SHIFT:((x1 - 1) >> BLOCK_SHIFT) + 1]
+        counts = blocks.sum(axis=(1, 2))
+        code = self.side_codes.get(side)
+        if code is not None and code < len(counts):
+            counts[code] = 0
+        return bool(counts.any())
 
     def rows_of(self, entities: np.ndarray) -> np.ndarray:
         """The rows of these creature entities (each must be a creature's)."""
-        if self.monotonic:
-            return np.searchsorted(self.entity[:self.count], entities)
-        order = np.argsort(self.entity[:self.count], kind="stable")
-        return order[np.searchsorted(self.entity[:self.count], entities, sorter=order)]
+        return self.row_of[entities].astype(np.int64)
 
 
 def rebuild_roster(sheets: dict[int, Sheet]) -> Roster:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 Cell = tuple[int, int]
 # Sight when a creature's mind is a game's (no `sight` trait): the built-in default.
 DEFAULT_SIGHT = 8
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_ROWS.flags.writeable = False
 
 
 class Seen(NamedTuple):
@@ -109,9 +111,10 @@ class MindView:
         return self._fov.sees(cell)
 
     @cached_property
-    def _seen_rows(self) -> np.ndarray:
-        """The roster rows of the living creatures it sees, itself left out, in spawn
-        order (rows are: `roster.py`)."""
+    def _seen_any_order(self) -> np.ndarray:
+        """The roster rows of the living creatures it sees, itself left out, in no set
+        order (rows are: `roster.py`): sorting the thousands a soldier in an army sees
+        cost more than its decision, and most decisions ask only for its foes."""
         fov = self._fov
         self._reads(self.sight)
         height, width = fov.seen.shape
@@ -123,20 +126,30 @@ class MindView:
             x, y = roster.x[:count], roster.y[:count]
             inside = (roster.alive[:count] & (x >= fov.x0) & (x < fov.x0 + width)
                       & (y >= fov.y0) & (y < fov.y0 + height))
-            rows = np.flatnonzero(inside)
+            rows = np.flatnonzero(inside)  # in row order already
         else:
             occupant = self._world.grid.occupant[fov.y0:fov.y0 + height,
                                                  fov.x0:fov.x0 + width]
-            entities = occupant[fov.seen & (occupant != 0)]
-            rows = np.sort(roster.rows_of(entities))
+            rows = roster.rows_of(occupant[fov.seen & (occupant != 0)])
         return rows[rows != self._sheet.creature.slot]
 
     @cached_property
+    def _seen_rows(self) -> np.ndarray:
+        """`_seen_any_order` in spawn order (rows are in spawn order)."""
+        return np.sort(self._seen_any_order)
+
+    @cached_property
     def _foe_rows(self) -> np.ndarray:
-        """R-SIDE-1: the rows of those it sees of another side, in spawn order."""
+        """R-SIDE-1: the rows of those it sees of another side, in spawn order. None
+        when no creature of another side stands in its sight window at all (the
+        roster's block counts), without a field of view."""
         roster = self._world.roster
-        rows = self._seen_rows
-        return rows[roster.side[rows] != roster.code(self.me.side)]
+        x0, y0, x1, y1 = vision.window(self._world.grid, self.me.at, self.sight)
+        if not roster.others_within(self.me.side, x0, y0, x1, y1):
+            self._reads(self.sight)  # what looking would have read
+            return _NO_ROWS
+        rows = self._seen_any_order
+        return np.sort(rows[roster.side[rows] != roster.code(self.me.side)])
 
     def _sheets_of(self, rows: np.ndarray) -> tuple[Sheet, ...]:
         sheets, entity = self._world.sheets, self._world.roster.entity
@@ -367,7 +380,7 @@ class MindView:
         roster = world.roster
         fighters = roster.rows_of(np.fromiter(world.fighting, np.int64, len(world.fighting)))
         seen = np.zeros(roster.count, dtype=bool)
-        seen[self._seen_rows] = True
+        seen[self._seen_any_order] = True
         side = self.me.side
         found: dict[str, Seen] = {}
         for other in self._sheets_of(np.sort(fighters[seen[fighters]])):

@@ -1,0 +1,171 @@
+"""The roster's look-ups match the creatures they stand for (systems/rules/roster.py).
+
+Minds read the roster instead of the components (R-MIND-2, R-SIDE-1): `row_of` finds a
+creature's row from its entity, and the block counts say at once that no creature of
+another side stands in a sight window. Both are kept by hand where the engine moves,
+kills, adds or touches a creature, so they are checked against a count made from
+scratch: through random operations on a bare roster (hypothesis), and through a real
+battle, its save and its load.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import affray
+from affray.systems.rules.roster import BLOCK_SHIFT, Roster
+
+SIDES = ("red", "blue", "green")
+
+
+def _sheet(slot: int, entity: int, x: int, y: int, side: str) -> SimpleNamespace:
+    return SimpleNamespace(entity=entity, creature=SimpleNamespace(slot=slot, side=side),
+                           position=SimpleNamespace(x=x, y=y),
+                           vitals=SimpleNamespace(alive=True))
+
+
+def _recount(sheets: list[SimpleNamespace], roster: Roster) -> np.ndarray:
+    """The block counts made from scratch, shaped as the roster's."""
+    counts = np.zeros_like(roster.blocks)
+    for sheet in sheets:
+        if sheet.vitals.alive:
+            counts[roster.side_codes[sheet.creature.side], sheet.position.y >> BLOCK_SHIFT,
+                   sheet.position.x >> BLOCK_SHIFT] += 1
+    return counts
+
+
+def _others_within(sheets: list[SimpleNamespace], side: str, window: tuple[int, ...]
+                   ) -> bool:
+    """Whether a living creature of another side stands in a block the window meets."""
+    x0, y0, x1, y1 = window
+    bx0, by0 = x0 >> BLOCK_SHIFT, y0 >> BLOCK_SHIFT
+    bx1, by1 = (x1 - 1) >> BLOCK_SHIFT, (y1 - 1) >> BLOCK_SHIFT
+    return any(s.vitals.alive and s.creature.side != side
+               and bx0 <= s.position.x >> BLOCK_SHIFT <= bx1
+               and by0 <= s.position.y >> BLOCK_SHIFT <= by1 for s in sheets)
+
+
+operation = st.tuples(st.sampled_from(("add", "move", "die", "touch")),
+                      st.integers(0, 10_000), st.integers(0, 40), st.integers(0, 40),
+                      st.sampled_from(SIDES))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(operation, min_size=1, max_size=60),
+       st.lists(st.tuples(st.sampled_from(SIDES), st.integers(0, 40), st.integers(0, 40),
+                          st.integers(1, 20), st.integers(1, 20)), min_size=1, max_size=8))
+def test_block_counts_and_row_look_up_follow_every_change(operations, windows):
+    """Adds (entities in any order, as after a load), steps across blocks or within one,
+    deaths (twice over too) and touches: the counts equal a recount, `rows_of` gives
+    each creature's row, and `others_within` says what a scan of the creatures says."""
+    roster = Roster()
+    sheets: list[SimpleNamespace] = []
+    entities: set[int] = set()
+    for kind, number, x, y, side in operations:
+        if kind == "add" or not sheets:
+            entity = number + 1
+            if entity in entities:
+                continue
+            entities.add(entity)
+            sheets.append(_sheet(len(sheets), entity, x, y, side))
+            roster.put(sheets[-1])
+            continue
+        sheet = sheets[number % len(sheets)]
+        if kind == "move":
+            sheet.position.x, sheet.position.y = x, y
+            roster.moved(sheet)
+        elif kind == "die":
+            sheet.vitals.alive = False
+            roster.died(sheet)
+        else:  # a game edited it by hand, then touched it
+            sheet.position.x, sheet.position.y, sheet.creature.side = x, y, side
+            roster.put(sheet)
+    assert np.array_equal(roster.blocks, _recount(sheets, roster))
+    assert roster.rows_of(np.array([s.entity for s in sheets])).tolist() == list(
+        range(len(sheets)))
+    for side, x0, y0, width, height in windows:
+        window = (x0, y0, x0 + width, y0 + height)
+        assert roster.others_within(side, *window) == _others_within(sheets, side, window)
+
+
+def test_a_battle_keeps_the_roster_true_through_steps_deaths_save_and_load():
+    """R-MIND-2 / R-SIDE-1: after every stretch of a battle (soldiers step, fight and
+    die) and after a save and load, the roster's rows, cells and block counts are the
+    creatures'."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "army.toml"
+        path.write_text(affray.army(30))
+        world = affray.load_scenario(str(path))
+        try:
+            for _ in range(8):
+                world.run(60)
+                _check(world)
+            world.save(str(Path(folder) / "save.json"))
+            loaded = affray.load_world(str(Path(folder) / "save.json"))
+            try:
+                _check(loaded)
+                assert _padded(loaded.roster.blocks, world.roster.blocks) == _padded(
+                    world.roster.blocks, loaded.roster.blocks)
+            finally:
+                loaded.close()
+        finally:
+            world.close()
+
+
+def _check(world: affray.World) -> None:
+    roster = world.roster
+    sheets = list(world.sheets.values())
+    rows = roster.rows_of(np.array([s.entity for s in sheets]))
+    assert rows.tolist() == [s.creature.slot for s in sheets]
+    assert roster.x[rows].tolist() == [s.position.x for s in sheets]
+    assert roster.alive[rows].tolist() == [s.vitals.alive for s in sheets]
+    assert any(not s.vitals.alive for s in sheets) or world.pulse < 200
+    counts = np.zeros_like(roster.blocks)
+    for sheet in sheets:
+        if sheet.vitals.alive:
+            counts[roster.side_codes[sheet.creature.side], sheet.position.y >> BLOCK_SHIFT,
+                   sheet.position.x >> BLOCK_SHIFT] += 1
+    assert np.array_equal(roster.blocks, counts)
+
+
+def _padded(blocks: np.ndarray, other: np.ndarray) -> list:
+    """`blocks` grown to cover `other` too (a roster grows its blocks as creatures go)."""
+    shape = tuple(max(a, b) for a, b in zip(blocks.shape, other.shape, strict=True))
+    grown = np.zeros(shape, dtype=blocks.dtype)
+    grown[:blocks.shape[0], :blocks.shape[1], :blocks.shape[2]] = blocks
+    return grown.tolist()
+
+
+def test_a_mind_that_skips_looking_when_no_foe_is_near_decides_the_same(monkeypatch):
+    """R-MIND-2 / R-SIDE-1: with no creature of another side in its sight window a
+    mind sees no foe without a field of view (`MindView._foe_rows`); a battle played
+    with every soldier looking gives the same log, event for event."""
+    from affray.systems.rules import roster as roster_module
+
+    def battle() -> list[dict]:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "army.toml"
+            path.write_text(affray.army(30, seed=4))
+            world = affray.load_scenario(str(path))
+            try:
+                world.run(until="settled")
+                return [event.to_dict() for event in world.events]
+            finally:
+                world.close()
+
+    calls = []
+    real = roster_module.Roster.others_within
+    monkeypatch.setattr(roster_module.Roster, "others_within",
+                        lambda self, *args: calls.append(real(self, *args)) or calls[-1])
+    skipping = battle()
+    assert calls.count(False) > 100 and calls.count(True) > 100  # both ways were taken
+    monkeypatch.setattr(roster_module.Roster, "others_within", lambda self, *args: True)
+    looking = battle()
+    assert len(skipping) > 500
+    assert skipping == looking
