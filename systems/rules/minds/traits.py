@@ -114,7 +114,6 @@ def best_cast(view: MindView) -> tuple[str, str] | None:
     side = view.me.side
     content = view.content
     best: tuple[int, int, int, str, str] | None = None
-    me = view.me.at
     for index, spell in enumerate(view.spells):
         if not view.can_cast(spell):
             continue
@@ -124,9 +123,7 @@ def best_cast(view: MindView) -> tuple[str, str] | None:
                   and content.damage_type(definition.type) != "lightning")
         if single and best is not None:
             continue  # it strikes one at most: the earlier spell's one foe stands
-        for foe in view.foes:
-            if max(abs(foe.at[0] - me[0]), abs(foe.at[1] - me[1])) > reach_cells:
-                continue
+        for foe in view.foes_within(reach_cells):
             if single and definition.shape != "touch" and view.ally_first_on_line(foe):
                 continue  # the bolt would strike that ally: no foe struck (no preview)
             reach = view.preview(spell, foe.id)

@@ -225,8 +225,24 @@ class MindView:
         return int(self._foe_distances().min()) if len(rows) else None
 
     def creature(self, creature_id: str) -> Seen | None:
-        """A creature it sees, by id (None when it does not see it or it is dead)."""
-        return next((s for s in self.seen if s.id == creature_id), None)
+        """A creature it sees, by id (None when it does not see it or it is dead): one
+        of `seen`, found by its id rather than by building them all."""
+        self._reads(self.sight)  # what looking at everyone it sees records
+        world = self._world
+        entity = world.by_id.get(creature_id)
+        sheet = world.sheets.get(entity) if entity is not None else None
+        if sheet is None or sheet is self._sheet or not sheet.vitals.alive:
+            return None
+        position = sheet.position
+        return seen_of(sheet) if self._fov.sees((position.x, position.y)) else None
+
+    def foes_within(self, cells: int) -> tuple[Seen, ...]:
+        """The foes it sees at most `cells` away (Chebyshev), in spawn order: `foes`
+        less the farther ones, without building those."""
+        rows = self._foe_rows
+        if not len(rows):
+            return ()
+        return tuple(seen_of(s) for s in self._sheets_of(rows[self._foe_distances() <= cells]))
 
     # -- walking (R-MIND-3, R-MIND-5; systems/rules/walking.py) ----------------------------
     @cached_property
