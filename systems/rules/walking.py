@@ -111,7 +111,13 @@ class OpenField:
         return True
 
     def around(self, cell: Cell) -> list[int | None]:
-        return [self.at((cell[0] + dx, cell[1] + dy)) for dx, dy in NEIGHBOURS]
+        x, y = cell
+        if len(self.roots) != 1 or not (self.x0 < x < self.x1 - 1
+                                        and self.y0 < y < self.y1 - 1):
+            return [self.at((x + dx, y + dy)) for dx, dy in NEIGHBOURS]
+        # one root, every neighbour inside: `at` written out for the eight of them
+        rx, ry = self.roots[0]
+        return [max(abs(x + dx - rx), abs(y + dy - ry)) for dx, dy in NEIGHBOURS]
 
 
 def blocked_sums(grid: Grid) -> np.ndarray:
@@ -220,10 +226,28 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     return step_down(made.around(here), free, value)
 
 
+def _walkable_grid(grid: Grid) -> np.ndarray:
+    """Not a wall, not a shut door, for the whole map, kept while the terrain stands."""
+    cached = grid.cache.get("walkable")
+    if cached is not None and cached[0] == grid.terrain_version:
+        return cached[1]  # type: ignore[no-any-return]
+    walkable_ = (grid.terrain != _WALL) & ~grid.shut
+    grid.cache["walkable"] = (grid.terrain_version, walkable_)
+    return walkable_
+
+
+# The index of each neighbour (R-GRID-2's order) in a raveled 3x3 block around a cell.
+_BLOCK_INDEX = tuple((1 + dy) * 3 + (1 + dx) for dx, dy in NEIGHBOURS)
+
+
 def free_around(grid: Grid, cell: Cell) -> list[bool]:
     """Whether each neighbour of `cell` (R-GRID-2's order) is a cell a step may end on:
     on the map, walkable, nobody there."""
     x, y = cell
+    if 1 <= x < grid.width - 1 and 1 <= y < grid.height - 1:  # all inside: one block
+        block = (_walkable_grid(grid)[y - 1:y + 2, x - 1:x + 2]
+                 & (grid.occupant[y - 1:y + 2, x - 1:x + 2] == 0)).ravel().tolist()
+        return [block[i] for i in _BLOCK_INDEX]
     out = []
     for dx, dy in NEIGHBOURS:
         nx, ny = x + dx, y + dy

@@ -11,8 +11,8 @@ but its own memory (`view.memory`, the creature's `Mind`).
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 
@@ -27,6 +27,34 @@ if TYPE_CHECKING:
     from affray.systems.rules.sheet import Sheet
 
 Cell = tuple[int, int]
+_T = TypeVar("_T")
+
+
+class cached_property(Generic[_T]):
+    """`functools.cached_property` without its lock (Python 3.11 takes an RLock on every
+    first read; a mind builds a view per decision and reads a dozen of these): the
+    value is worked out on first read and kept in the instance's dict, which then wins
+    over this non-data descriptor. A view is never shared between threads."""
+
+    def __init__(self, function: Callable[[Any], _T]) -> None:
+        self.function = function
+        self.name = function.__name__
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> cached_property[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
 # Sight when a creature's mind is a game's (no `sight` trait): the built-in default.
 DEFAULT_SIGHT = 8
 _NO_ROWS = np.zeros(0, dtype=np.int64)
