@@ -69,3 +69,48 @@ def test_a_walker_hemmed_in_waits_without_a_field(monkeypatch) -> None:
     grid.occupant[2, 3] = 0  # one neighbour freed: the field is needed again
     with pytest.raises(AssertionError, match="a field was made"):
         walking.detour(grid, (0, 0), (2, 2), None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(crowded(), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11),
+                                     st.integers(0, 11), st.integers(0, 11),
+                                     st.booleans()), min_size=1, max_size=12))
+def test_walkers_sharing_a_blocking_field_step_as_if_each_made_its_own(case, turns) -> None:
+    """R-MIND-3: walkers toward one goal share its blocking field while the grid stands
+    (`walking.blocking_field`); a creature that steps in between (the grid's version
+    moves on, as `World.place` moves it) makes the next walker look afresh. Every
+    walker's step equals the field made for it alone."""
+    grid, here, goal, radius = case
+    for x, y, to_x, to_y, move in turns:
+        walker = (x % grid.width, y % grid.height)
+        if move:  # a creature steps from one cell to another, as World.place does
+            source, target = walker, (to_x % grid.width, to_y % grid.height)
+            if grid.occupant[source[1], source[0]] and not grid.occupant[target[1],
+                                                                          target[0]]:
+                grid.occupant[target[1], target[0]] = grid.occupant[source[1], source[0]]
+                grid.occupant[source[1], source[0]] = 0
+                grid.version += 1
+            continue
+        assert walking.detour(grid, goal, walker, radius) == reference(grid, goal, walker,
+                                                                       radius)
+
+
+def test_walkers_behind_one_foe_share_one_dijkstra(monkeypatch) -> None:
+    """R-MIND-3: on a map inside the window, three soldiers behind a wall of their own
+    side make one blocking field between them; once one steps, the next makes another."""
+    grid = Grid(np.zeros((7, 7), dtype=np.uint8))
+    grid.occupant[2, 1:6] = 5  # a rank in the way
+    grid.occupant[0, 3] = 9  # the foe beyond it
+    for x in (1, 3, 5):
+        grid.occupant[4, x] = 7
+    made = []
+    real = walking.compute
+    monkeypatch.setattr(walking, "compute", lambda *a, **k: made.append(a[1]) or real(*a, **k))
+    steps = [walking.detour(grid, (3, 0), (x, 4), 60) for x in (1, 3, 5)]
+    assert steps == [reference(grid, (3, 0), (x, 4), 60) for x in (1, 3, 5)]
+    assert len([m for m in made if m == ((3, 0),)]) == 1 + 3  # one shared, three references
+    grid.occupant[4, 1], grid.occupant[3, 0] = 0, 7  # one soldier stepped
+    grid.version += 1
+    made.clear()
+    walking.detour(grid, (3, 0), (3, 4), 60)
+    assert made == [((3, 0),)]

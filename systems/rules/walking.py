@@ -214,8 +214,7 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
         free = free_around(grid, here)
     if not any(free):
         return None
-    made = compute(grid, (goal,), here, radius, around=True)
-    assert isinstance(made, Field)  # creatures block: never an open field
+    made = blocking_field(grid, goal, here, radius)
     hx, hy = here[0] - made.x0, here[1] - made.y0
     if 0 <= hy < made.dist.shape[0] and 0 <= hx < made.dist.shape[1]:
         # the walker's own cell: its value from its free neighbours, as if it were free
@@ -238,6 +237,35 @@ def _walkable_grid(grid: Grid) -> np.ndarray:
 
 # The index of each neighbour (R-GRID-2's order) in a raveled 3x3 block around a cell.
 _BLOCK_INDEX = tuple((1 + dy) * 3 + (1 + dx) for dx, dy in NEIGHBOURS)
+
+
+# Blocking fields kept for one state of the grid at most (a pulse of waiting crowds may
+# ask for many): past this many, the kept ones are let go.
+BLOCKING_FIELDS_KEPT = 256
+
+
+def blocking_field(grid: Grid, goal: Cell, here: Cell, radius: int | None) -> Field:
+    """`compute(grid, (goal,), here, radius, around=True)`, the field `detour` steps
+    by, shared by every walker toward `goal` whose window is the same cells while
+    nothing on the grid changes (`Grid.version`: a step, a death, a creature added, the
+    terrain or a door): the same terrain, crowd, root and window make the same field.
+    In a crowd that waits, one Dijkstra serves every soldier behind the same foe (on a
+    map no wider or taller than the window, every soldier's window is the whole map).
+    Only the distances and the window's corner are read from it (`centre` and `bound`
+    are the first asker's)."""
+    x0, y0, x1, y1 = ((0, 0, grid.width, grid.height) if radius is None
+                      else window_of(grid, here, radius))
+    kept = grid.cache.get("blocking")
+    if kept is None or kept[0] != grid.version or len(kept[1]) >= BLOCKING_FIELDS_KEPT:
+        kept = grid.cache["blocking"] = (grid.version, {})
+    fields: dict[tuple[Cell, int, int, int, int], Field] = kept[1]  # type: ignore[index]
+    key = (goal, x0, y0, x1, y1)
+    made = fields.get(key)
+    if made is None:
+        field_ = compute(grid, (goal,), here, radius, around=True)
+        assert isinstance(field_, Field)  # creatures block: never an open field
+        made = fields[key] = field_
+    return made
 
 
 def free_around(grid: Grid, cell: Cell) -> list[bool]:
