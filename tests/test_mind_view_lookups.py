@@ -47,3 +47,66 @@ def test_creature_and_foes_within_match_seen_and_foes_mid_battle():
             assert checked_seen > 1000 and checked_far > 100  # both ways were met
         finally:
             world.close()
+
+
+def _fight_in_sight(foe_x: int) -> affray.World:
+    """A lookout (sight 4) at (3, 1), its sight window ending where the roster's first
+    8 x 8 block does; its ally at (foe_x - 1, 1) fights a foe at (foe_x, 1); nobody else
+    on a 20 x 3 field."""
+    from conftest import world_from_text
+
+    return world_from_text(f"""
+name = "lookout"
+seed = 1
+pulses = 0
+[map]
+rows = ["....................", "....................", "...................."]
+[content.minds.lookout]
+assist = true
+sight = 4
+[[creatures]]
+id = "lookout"
+at = [3, 1]
+side = "blue"
+mind = "lookout"
+[[creatures]]
+id = "friend"
+at = [{foe_x - 1}, 1]
+side = "blue"
+fighting = "foe"
+[[creatures]]
+id = "foe"
+at = [{foe_x}, 1]
+side = "red"
+fighting = "friend"
+""")
+
+
+def test_a_fight_just_past_sight_is_seen_through_the_ally_in_it():
+    """R-MIND-4: the lookout sees its ally 4 cells off, so it sees the ally's fight with
+    a foe 5 cells off (sight + 1, in the next block); one cell farther, neither is seen;
+    farther still, past
+    the 8 x 8 blocks the roster counts, the mind finds no fight without a field of view
+    (no creature of another side within sight + 1)."""
+    world = _fight_in_sight(8)
+    try:
+        world.enter()
+        view = MindView(world, world.sheet("lookout"))
+        assert [seen.id for seen in view.fights_of_allies()] == ["foe"]
+    finally:
+        world.close()
+    world = _fight_in_sight(9)
+    try:
+        world.enter()
+        assert MindView(world, world.sheet("lookout")).fights_of_allies() == ()
+    finally:
+        world.close()
+    world = _fight_in_sight(17)
+    try:
+        world.enter()
+        view = MindView(world, world.sheet("lookout"))
+        assert view.fights_of_allies() == ()
+        assert "_fov" not in view.__dict__  # it never looked
+        assert view.extent == 5  # and read as far as looking would (sight + 1)
+    finally:
+        world.close()

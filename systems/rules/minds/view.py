@@ -422,6 +422,12 @@ class MindView:
         if not world.fighting:
             return ()
         roster = world.roster
+        # Each fight found has a living creature of another side in it, one it sees or
+        # one beside an ally it sees (fighters stand beside each other, R-ACT-3): none
+        # within sight + 1, no such fight, and no field of view is needed.
+        x0, y0, x1, y1 = vision.window(world.grid, self.me.at, self.sight + 1)
+        if not roster.others_within(self.me.side, x0, y0, x1, y1):
+            return ()
         fighters = roster.rows_of(np.fromiter(world.fighting, np.int64, len(world.fighting)))
         seen = np.zeros(roster.count, dtype=bool)
         seen[self._seen_any_order] = True
