@@ -7,7 +7,8 @@ Rows, each the median over repeats of the one pulse the cast resolves in:
 - a radius-5 fire burst into a square crowd of 1,000 creatures (it strikes the 121 on
   its cells), per cast and per creature struck;
 - a spark into one lake holding 10,000 creatures (100 x 100 water, one on every cell):
-  the water carries it to all of them (target 50 ms), per cast and per creature struck.
+  the water carries it to all of them (issue 21: 20 ms or less), per cast and per creature
+  struck.
 
 Creatures have enough hit points never to die, so every repeat strikes the same crowd;
 the caster's beats pass between repeats with `run` (idle pulses are jumped).
