@@ -30,6 +30,7 @@ Writes: creature components through the damage pipeline; `record.strikes`; event
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -165,10 +166,9 @@ def _visit(world: World, record: CastRecord, queue: list, index: int, struck: se
         label = int(grid.body[y, x])
         if label and label not in flooded:
             flooded.add(label)
-            for member in body_members(world, label):
-                if member not in struck:
-                    struck.add(member)
-                    queue.append((member, "water", None))
+            joining = [m for m in body_members(world, label) if m not in struck]
+            struck.update(joining)
+            queue.extend(zip(joining, repeat("water"), repeat(None)))
     if not arcs:
         return jumps
     target = nearest_unstruck(world, (x, y), struck, reach)
@@ -199,30 +199,36 @@ def _strike_flood_at_once(world: World, record: CastRecord, queue: list, start: 
         end += 1
     if end - start < bulk_min:
         return None
-    sheets = world.sheets
-    living_at = [i for i in range(start, end) if sheets[queue[i][0]].vitals.alive]
+    sheets, roster = world.sheets, world.roster
+    entities = [entry[0] for entry in queue[start:end]]
+    rows = roster.rows_of(np.array(entities, dtype=np.int64))
+    alive = roster.alive[rows]  # the roster's: alive as the sheets say (roster.py)
+    living_rows = rows[alive]
+    living_at = (np.flatnonzero(alive) + start).tolist()
     living = [sheets[queue[i][0]] for i in living_at]
     if not living or not bulk_ready(world, record, living):
         return None
     strikes = strike_many(world, record, living, "water")
-    for i, result in zip(living_at, strikes, strict=True):
-        queue[i] = (queue[i][0], "water", result)
     arcs = record.definition.shape in ARCING_SHAPES
-    may_act = _may_act(world, living, strikes, struck, flooded, arcs, arcs_far)
-    return [i for i, act in zip(living_at, may_act, strict=True) if act], end
+    may_act = _may_act(world, living_rows, strikes, struck, flooded, arcs, arcs_far)
+    todo = []
+    for i, result, act in zip(living_at, strikes, may_act, strict=True):
+        if act:  # the walk reads no other entry of the run again
+            queue[i] = (queue[i][0], "water", result)
+            todo.append(i)
+    return todo, end
 
 
-def _may_act(world: World, sheets: list[Sheet], strikes: list, struck: set[int],
+def _may_act(world: World, rows: np.ndarray, strikes: list, struck: set[int],
              flooded: set[int], arcs: bool, arcs_far: bool) -> list[bool]:
-    """Per struck creature of a run, whether its turn in the walk may do anything: it was
-    harmed, and it stands outside flooded water or may arc (an arcing shape, and either
-    a reach past 1 or a living, unstruck creature on one of its 8 neighbours), in numpy
-    over the window that holds them."""
-    grid = world.grid
-    n = len(sheets)
-    harmed = np.fromiter((r.amount >= 1 for r in strikes), bool, n)
-    xs = np.fromiter((s.position.x for s in sheets), np.int64, n)
-    ys = np.fromiter((s.position.y for s in sheets), np.int64, n)
+    """Per struck creature of a run (its roster rows), whether its turn in the walk may
+    do anything: it was harmed, and it stands outside flooded water or may arc (an
+    arcing shape, and either a reach past 1 or a living, unstruck creature on one of
+    its 8 neighbours), in numpy over the window that holds them."""
+    grid, roster = world.grid, world.roster
+    n = len(rows)
+    harmed = np.fromiter([r.amount >= 1 for r in strikes], bool, n)
+    xs, ys = roster.x[rows].astype(np.int64), roster.y[rows].astype(np.int64)
     labels = grid.body[ys, xs]
     on_flooded = (grid.terrain[ys, xs] == _WATER) & (labels > 0) & np.isin(
         labels, np.fromiter(flooded, np.int64, len(flooded)))

@@ -42,6 +42,7 @@ from affray.systems.rules.magic import spell_effects, type_rules
 from affray.systems.rules.saves import bulk_saves_apply, save_thresholds_many
 from affray.systems.rules.tohit import HITROLL_SCALE
 from affray.systems.rules.volley_protect import (
+    AFFECT_BITS,
     HitArrays,
     VictimArrays,
     affect_mask,
@@ -92,6 +93,17 @@ _POSITION_CODE = {"fighting": 1, "standing": 1, "sleeping": 2}
 _SETTLED_CODE, _SLEEPING_CODE = 1, 2
 
 
+# Berserk (which the saves read, R-SAVE-5) beside the protections' affect bits in one
+# gathered number: a bit past every AFFECT_BITS one.
+_BERSERK = 1 << 62
+assert max(AFFECT_BITS.values()) < _BERSERK
+
+
+def _affect_code(levels: dict[str, int]) -> int:
+    """The AFFECT_BITS of these affects, and _BERSERK when berserk is one of them."""
+    return affect_mask(levels) | (_BERSERK if "berserk" in levels else 0)
+
+
 class VictimTable(NamedTuple):
     """What `strike_many` reads of its victims, a column each (int64 unless said)."""
 
@@ -103,9 +115,9 @@ class VictimTable(NamedTuple):
     affects: np.ndarray     # AFFECT_BITS of the affects
     position: np.ndarray    # _POSITION_CODE
     maybe_near: np.ndarray  # beside the caster or with a mind (R-ACT-1 might apply)
-    saving: np.ndarray      # the columns below are read only when the cast needs them
+    saving: np.ndarray
     berserk: np.ndarray     # bool
-    max_hp: np.ndarray
+    max_hp: np.ndarray      # the columns below are read only when the cast needs them
     armor: np.ndarray       # armor in the column the type meets
     liturgy: np.ndarray     # bool: learned liturgy above 0
 
@@ -114,9 +126,8 @@ def _victim_table(world: World, record: CastRecord, caster: Sheet | None,
                   victims: list[Sheet], column: int) -> VictimTable:
     """Every number `strike_many` reads of its victims: the columns every strike needs
     in one pass over the sheets (a pass per column cost as much each), the others only
-    when this cast can use them (zeros otherwise): the saving throw and berserk when it
-    has a save, max hp for necrotic's bonus, the armor column in the armor model, and
-    liturgy only when some hit is big enough for R-PROT-4 to take a point off it.
+    when this cast can use them (zeros otherwise): max hp for necrotic's bonus, the armor
+    column in the armor model, and liturgy only when some hit is big enough for R-PROT-4 to take a point off it.
     `maybe_near`: beside the caster or with a mind (the sleeping ones are added from the
     position code); none when the caster is gone."""
     n = len(victims)
@@ -129,18 +140,17 @@ def _victim_table(world: World, record: CastRecord, caster: Sheet | None,
     else:
         near, minded = set(), {}
     position_code = _POSITION_CODE.get
-    rows = ((lv.level + lv.remorts, (im := s.immunities).imm | s.gear_imm,
-             im.res | s.gear_res, im.vuln | s.gear_vuln, (vitals := s.vitals).hp,
-             affect_mask(levels) if (levels := s.affects.levels) else 0,
+    rows = [(lv.level + lv.remorts, s.defense.saving_throw,
+             (im := s.immunities).imm | s.gear_imm, im.res | s.gear_res,
+             im.vuln | s.gear_vuln, (vitals := s.vitals).hp,
+             _affect_code(levels) if (levels := s.affects.levels) else 0,
              position_code(vitals.position, 0), s.entity in near or s.entity in minded)
-            for s in victims for lv in (s.level,))
-    base = np.fromiter(chain.from_iterable(rows), np.int64, 8 * n).reshape(n, 8).T
-    level, imm, res, vuln, hp, affects, position, maybe_near = base
+            for s in victims for lv in (s.level,)]
+    base = np.fromiter(chain.from_iterable(rows), np.int64, 9 * n).reshape(n, 9).T
+    level, saving, imm, res, vuln, hp, code, position, maybe_near = base
+    affects, berserk = code & ~_BERSERK, (code & _BERSERK) != 0
     zeros = np.zeros(n, dtype=np.int64)
-    saving, berserk, max_hp, armor = zeros, zeros.astype(bool), zeros, zeros
-    if record.definition.save != "none":
-        saving = np.fromiter((s.defense.saving_throw for s in victims), np.int64, n)
-        berserk = np.fromiter(("berserk" in s.affects.levels for s in victims), bool, n)
+    max_hp, armor = zeros, zeros
     if record.damage_type == "negative":
         max_hp = np.fromiter((s.vitals.max_hp for s in victims), np.int64, n)
     if column >= 0 and world.content.fight.model == "armor":
