@@ -207,3 +207,32 @@ def test_r_elec_1_arcs_from_a_lake_struck_at_once_match_one_by_one(draw, shape, 
         assert "arc" in causes  # certain jumps, or the one-in-four roll met
     else:
         assert "arc" not in causes  # a roll of 80 never arcs (R-ELEC-1: 25%)
+
+
+def test_the_gathered_columns_are_each_victims_own_values():
+    """R-SAVE-5 / R-PROT-1..7 read per victim: the one pass over the sheets
+    (`flood._victim_table`) gives each victim's modify level, saving throw, masks with
+    gear, hit points, affect bits, berserk, position and liturgy, as its sheet says."""
+    from affray.systems.rules.volley_protect import affect_mask
+
+    world = world_from_text(pond("lightning"))
+    try:
+        world.enter()
+        victims = [s for s in world.sheets.values() if s.id != "mage"]
+        record = type("Record", (), {"definition": type("Def", (), {"save": "half"})(),
+                                     "damage_type": "negative", "roll": 900})()
+        table = flood._victim_table(world, record, world.sheet("mage"), victims, 3)
+        assert table.level.tolist() == [s.modify_level for s in victims]
+        assert table.saving.tolist() == [s.defense.saving_throw for s in victims]
+        assert table.imm.tolist() == [s.imm_mask() for s in victims]
+        assert table.vuln.tolist() == [s.vuln_mask() for s in victims]
+        assert table.hp.tolist() == [s.vitals.hp for s in victims]
+        assert table.max_hp.tolist() == [s.vitals.max_hp for s in victims]
+        assert table.affects.tolist() == [affect_mask(s.affects.levels) for s in victims]
+        assert table.berserk.tolist() == [s.has("berserk") for s in victims]
+        assert table.armor.tolist() == [s.armor("exotic") for s in victims]
+        assert table.liturgy.tolist() == [s.skills.learned.get("liturgy", 0) > 0
+                                          for s in victims]
+        assert any(table.berserk) and any(table.liturgy) and any(table.affects)
+    finally:
+        world.close()

@@ -80,7 +80,7 @@ def test_walkers_sharing_a_blocking_field_step_as_if_each_made_its_own(case, tur
     (`walking.blocking_field`); a creature that steps in between (the grid's version
     moves on, as `World.place` moves it) makes the next walker look afresh. Every
     walker's step equals the field made for it alone."""
-    grid, here, goal, radius = case
+    grid, _walker, goal, radius = case
     for x, y, to_x, to_y, move in turns:
         walker = (x % grid.width, y % grid.height)
         if move:  # a creature steps from one cell to another, as World.place does

@@ -127,7 +127,8 @@ def _victim_table(world: World, record: CastRecord, caster: Sheet | None,
     """Every number `strike_many` reads of its victims: the columns every strike needs
     in one pass over the sheets (a pass per column cost as much each), the others only
     when this cast can use them (zeros otherwise): max hp for necrotic's bonus, the armor
-    column in the armor model, and liturgy only when some hit is big enough for R-PROT-4 to take a point off it.
+    column in the armor model, and liturgy only when some hit is big enough for R-PROT-4
+    to take a point off it.
     `maybe_near`: beside the caster or with a mind (the sleeping ones are added from the
     position code); none when the caster is gone."""
     n = len(victims)
