@@ -68,17 +68,21 @@ class Roster:
             grown[:len(column)] = column
             setattr(self, name, grown)
 
-    def _count(self, row: int, delta: int) -> None:
-        """Add `delta` to the block count of row's side at row's cell."""
-        side = int(self.side[row])
-        by, bx = int(self.y[row]) >> BLOCK_SHIFT, int(self.x[row]) >> BLOCK_SHIFT
+    def _count(self, side: int, x: int, y: int, delta: int) -> None:
+        """Add `delta` to the block count of `side` at cell (x, y)."""
+        by, bx = y >> BLOCK_SHIFT, x >> BLOCK_SHIFT
         blocks = self.blocks
-        if side >= blocks.shape[0] or by >= blocks.shape[1] or bx >= blocks.shape[2]:
-            grown = np.zeros((max(side + 1, blocks.shape[0]), max(by + 1, blocks.shape[1]),
-                              max(bx + 1, blocks.shape[2])), dtype=np.int32)
-            grown[:blocks.shape[0], :blocks.shape[1], :blocks.shape[2]] = blocks
+        sides, rows, columns = blocks.shape
+        if side >= sides or by >= rows or bx >= columns:
+            grown = np.zeros((max(side + 1, sides), max(by + 1, rows), max(bx + 1, columns)),
+                             dtype=np.int32)
+            grown[:sides, :rows, :columns] = blocks
             self.blocks = blocks = grown
         blocks[side, by, bx] += delta
+
+    def _uncount(self, row: int) -> None:
+        """Take a living row out of the block counts, where the roster has it."""
+        self._count(int(self.side[row]), int(self.x[row]), int(self.y[row]), -1)
 
     def put(self, sheet: Sheet) -> None:
         """Write a creature's row (its slot), as it is now."""
@@ -87,7 +91,7 @@ class Roster:
         if row >= self.count:
             self.count = row + 1
         elif self.alive[row]:
-            self._count(row, -1)  # written again (a touch): its old place uncounted
+            self._uncount(row)  # written again (a touch): its old place uncounted
         entity = sheet.entity
         if entity >= len(self.row_of):
             grown = np.full(max(entity + 1, 2 * len(self.row_of)), -1, dtype=np.int32)
@@ -95,27 +99,30 @@ class Roster:
             self.row_of = grown
         self.row_of[entity] = row
         self.entity[row] = entity
-        self.x[row] = sheet.position.x
-        self.y[row] = sheet.position.y
-        self.side[row] = self.code(sheet.creature.side)
-        self.alive[row] = sheet.vitals.alive
-        if sheet.vitals.alive:
-            self._count(row, 1)
+        x, y = sheet.position.x, sheet.position.y
+        side = self.code(sheet.creature.side)
+        self.x[row] = x
+        self.y[row] = y
+        self.side[row] = side
+        alive = sheet.vitals.alive
+        self.alive[row] = alive
+        if alive:
+            self._count(side, x, y, 1)
 
     def moved(self, sheet: Sheet) -> None:
         row = sheet.creature.slot
         x, y = sheet.position.x, sheet.position.y
         if self.alive[row] and ((x ^ int(self.x[row])) | (y ^ int(self.y[row]))) >> BLOCK_SHIFT:
-            self._count(row, -1)  # into another block
+            self._uncount(row)  # into another block
             self.x[row], self.y[row] = x, y
-            self._count(row, 1)
+            self._count(int(self.side[row]), x, y, 1)
         else:
             self.x[row], self.y[row] = x, y
 
     def died(self, sheet: Sheet) -> None:
         row = sheet.creature.slot
         if self.alive[row]:
-            self._count(row, -1)
+            self._uncount(row)
         self.alive[row] = False
 
     def others_within(self, side: str, x0: int, y0: int, x1: int, y1: int) -> bool:
