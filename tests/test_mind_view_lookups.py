@@ -11,6 +11,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_minds_properties import worlds
+
 import affray
 from affray.systems.rules.minds.view import MindView
 
@@ -108,5 +112,63 @@ def test_a_fight_just_past_sight_is_seen_through_the_ally_in_it():
         assert view.fights_of_allies() == ()
         assert "_fov" not in view.__dict__  # it never looked
         assert view.extent == 5  # and read as far as looking would (sight + 1)
+    finally:
+        world.close()
+
+
+def test_the_nearest_foe_and_the_foes_beside_match_the_long_way_mid_battle():
+    """R-MIND-3 / R-MIND-5: from every soldier's eyes at three moments of a battle,
+    `nearest_foe()` is `nearest(foes)` (walking distance, ties to the earlier spawn),
+    `foes_beside()` the foes one cell off in spawn order, and `nearest_foe_cells()` the
+    least Chebyshev distance: worked out from the foes unsorted, they must not depend
+    on the order the grid gave them in."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "army.toml"
+        path.write_text(affray.army(30, seed=5))
+        world = affray.load_scenario(str(path))
+        try:
+            ties = checked = 0
+            for pulses in (150, 110, 100):
+                world.run(pulses)
+                for sheet in [s for s in world.sheets.values() if s.vitals.alive]:
+                    long_way = MindView(world, sheet)
+                    foes = long_way.foes
+                    me = long_way.me.at
+                    chebyshev = [max(abs(f.at[0] - me[0]), abs(f.at[1] - me[1])) for f in foes]
+                    view = MindView(world, sheet)
+                    assert view.nearest_foe() == long_way.nearest(foes)
+                    assert MindView(world, sheet).foes_beside() == tuple(
+                        f for f, d in zip(foes, chebyshev, strict=True) if d == 1)
+                    assert MindView(world, sheet).nearest_foe_cells() == (
+                        min(chebyshev) if foes else None)
+                    ties += chebyshev.count(min(chebyshev, default=-1)) > 1
+                    checked += bool(foes)
+            assert checked > 50 and ties > 10  # foes seen, and nearest ones tied
+        finally:
+            world.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds(), st.integers(0, 40))
+def test_the_quick_foe_look_ups_match_the_long_way_among_walls(made, pulses):
+    """R-MIND-3 / R-MIND-5 on random maps (walls, doors, water, several sides): every
+    living creature's `nearest_foe()`, `foes_beside()` and `nearest_foe_cells()` are
+    worked out from `foes` the long way, after some pulses of play."""
+    from conftest import world_from_text
+
+    world = world_from_text(made)
+    try:
+        world.run(pulses)
+        world.enter()
+        for sheet in [s for s in world.sheets.values() if s.vitals.alive]:
+            long_way = MindView(world, sheet)
+            foes = long_way.foes
+            me = long_way.me.at
+            chebyshev = [max(abs(f.at[0] - me[0]), abs(f.at[1] - me[1])) for f in foes]
+            assert MindView(world, sheet).nearest_foe() == long_way.nearest(foes)
+            assert MindView(world, sheet).foes_beside() == tuple(
+                f for f, d in zip(foes, chebyshev, strict=True) if d == 1)
+            assert MindView(world, sheet).nearest_foe_cells() == (
+                min(chebyshev) if foes else None)
     finally:
         world.close()

@@ -89,6 +89,8 @@ def test_block_counts_and_row_look_up_follow_every_change(operations, windows):
     assert np.array_equal(roster.blocks, _recount(sheets, roster))
     assert roster.rows_of(np.array([s.entity for s in sheets])).tolist() == list(
         range(len(sheets)))
+    assert roster.side_of[[s.entity for s in sheets]].tolist() == [
+        roster.side_codes[s.creature.side] + 1 for s in sheets]
     for side, x0, y0, width, height in windows:
         window = (x0, y0, x0 + width, y0 + height)
         assert roster.others_within(side, *window) == _others_within(sheets, side, window)
@@ -123,6 +125,8 @@ def _check(world: affray.World) -> None:
     sheets = list(world.sheets.values())
     rows = roster.rows_of(np.array([s.entity for s in sheets]))
     assert rows.tolist() == [s.creature.slot for s in sheets]
+    assert roster.side_of[[s.entity for s in sheets]].tolist() == [
+        roster.side_codes[s.creature.side] + 1 for s in sheets]
     assert roster.x[rows].tolist() == [s.position.x for s in sheets]
     assert roster.alive[rows].tolist() == [s.vitals.alive for s in sheets]
     assert any(not s.vitals.alive for s in sheets) or world.pulse < 200

@@ -9,11 +9,11 @@ lives. It is written where the engine changes those: `World.add_creature`, `Worl
 (every step, push and flee), `damage.kill`, a load (`World.rebuild_views`), and
 `World.touch` for a game that edited a creature by hand.
 
-An occupant's entity finds its row in `row_of` (`rows_of`), a table indexed by entity
-id: one gather for the thousands of creatures a soldier in an army sees, where a binary
-search cost as much as the rest of its decision. Entity ids are esper's, handed out one
-after another to creatures, items, fires and water bodies alike, so the table is about
-as long as the entities ever made (4 bytes each).
+An occupant's entity finds its row in `row_of` (`rows_of`) and its side in `side_of`,
+tables indexed by entity id: one gather for the thousands of creatures a soldier in an
+army sees, where a binary search cost as much as the rest of its decision. Entity ids
+are esper's, handed out one after another to creatures, items, fires and water bodies
+alike, so the tables are about as long as the entities ever made (4 bytes each).
 
 It also counts the living of each side per block of 8x8 cells (`blocks`), so a mind can
 tell at once that no creature of another side stands anywhere in its sight window
@@ -48,6 +48,7 @@ class Roster:
         self.alive = np.zeros(64, dtype=bool)
         self.side_codes: dict[str, int] = {}
         self.row_of = np.full(64, -1, dtype=np.int32)  # by entity id: its row, -1 none
+        self.side_of = np.zeros(64, dtype=np.int32)  # by entity id: side code + 1, 0 none
         # [side code, y >> BLOCK_SHIFT, x >> BLOCK_SHIFT]: the living creatures there
         self.blocks = np.zeros((1, 1, 1), dtype=np.int32)
 
@@ -94,13 +95,18 @@ class Roster:
             self._uncount(row)  # written again (a touch): its old place uncounted
         entity = sheet.entity
         if entity >= len(self.row_of):
-            grown = np.full(max(entity + 1, 2 * len(self.row_of)), -1, dtype=np.int32)
+            size = max(entity + 1, 2 * len(self.row_of))
+            grown = np.full(size, -1, dtype=np.int32)
             grown[:len(self.row_of)] = self.row_of
             self.row_of = grown
+            sides = np.zeros(size, dtype=np.int32)
+            sides[:len(self.side_of)] = self.side_of
+            self.side_of = sides
         self.row_of[entity] = row
         self.entity[row] = entity
         x, y = sheet.position.x, sheet.position.y
         side = self.code(sheet.creature.side)
+        self.side_of[entity] = side + 1
         self.x[row] = x
         self.y[row] = y
         self.side[row] = side

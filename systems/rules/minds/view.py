@@ -167,17 +167,42 @@ class MindView:
         return np.sort(self._seen_any_order)
 
     @cached_property
-    def _foe_rows(self) -> np.ndarray:
-        """R-SIDE-1: the rows of those it sees of another side, in spawn order. None
-        when no creature of another side stands in its sight window at all (the
-        roster's block counts), without a field of view."""
-        roster = self._world.roster
-        x0, y0, x1, y1 = vision.window(self._world.grid, self.me.at, self.sight)
+    def _foes_any_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """R-SIDE-1: (rows, x, y) of those it sees of another side, in no set order: the
+        living of another side on the cells of its field of view, read from the grid's
+        occupants and the roster's side of each entity, so that only the foes are
+        gathered, not everyone it sees. Nothing, without a field of view, when no
+        creature of another side stands in its sight window at all (the roster's block
+        counts)."""
+        world = self._world
+        roster = world.roster
+        x0, y0, x1, y1 = vision.window(world.grid, self.me.at, self.sight)
         if not roster.others_within(self.me.side, x0, y0, x1, y1):
             self._reads(self.sight)  # what looking would have read
-            return _NO_ROWS
-        rows = self._seen_any_order
-        return np.sort(rows[roster.side[rows] != roster.code(self.me.side)])
+            return _NO_ROWS, _NO_ROWS, _NO_ROWS
+        fov = self._fov
+        self._reads(self.sight)
+        height, width = fov.seen.shape
+        occupant = world.grid.occupant[fov.y0:fov.y0 + height, fov.x0:fov.x0 + width]
+        codes = roster.side_of[occupant]  # 0: nobody; the dead leave the grid
+        foes = (codes != 0) & (codes != roster.code(self.me.side) + 1)
+        if not fov.whole:
+            foes &= fov.seen
+        ys, xs = np.nonzero(foes)
+        rows = roster.row_of[occupant[ys, xs]].astype(np.int64)
+        return rows, xs + fov.x0, ys + fov.y0
+
+    @cached_property
+    def _foe_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`_foes_any_order` in spawn order (rows are in spawn order)."""
+        rows, xs, ys = self._foes_any_order
+        order = np.argsort(rows)  # rows are distinct: no tie to keep
+        return rows[order], xs[order], ys[order]
+
+    @property
+    def _foe_rows(self) -> np.ndarray:
+        """R-SIDE-1: the rows of those it sees of another side, in spawn order."""
+        return self._foe_cells[0]
 
     def _sheets_of(self, rows: np.ndarray) -> tuple[Sheet, ...]:
         sheets, entity = self._world.sheets, self._world.roster.entity
@@ -203,36 +228,36 @@ class MindView:
         return tuple(s for s in self.seen if s.side == side)
 
     def sees_a_foe(self) -> bool:
-        return len(self._foe_rows) > 0
+        return len(self._foes_any_order[0]) > 0
 
-    def _foe_distances(self) -> np.ndarray:
-        """Chebyshev distance from it to each foe it sees (the `_foe_rows` order)."""
-        roster, rows = self._world.roster, self._foe_rows
+    def _foe_distances(self, any_order: bool = False) -> np.ndarray:
+        """Chebyshev distance from it to each foe it sees (the `_foe_rows` order, or
+        `_foes_any_order`'s)."""
+        _rows, xs, ys = self._foes_any_order if any_order else self._foe_cells
         x, y = self.me.at
-        return np.maximum(np.abs(roster.x[rows] - x), np.abs(roster.y[rows] - y))
+        return np.maximum(np.abs(xs - x), np.abs(ys - y))
 
     def nearest_foe(self) -> Seen | None:
         """R-MIND-3: the foe it sees nearest by walking distance, ties to the earlier
         spawn; None when it sees none or can reach none. (`nearest(self.foes)`, in numpy:
-        one look-up of its own walk field at the foes' cells.)"""
-        rows = self._foe_rows
+        one look-up of its own walk field at the foes' cells; the earliest spawn among
+        the nearest is the least row, so the foes need no sorting.)"""
+        rows, xs, ys = self._foes_any_order
         if not len(rows):
             return None
         roster = self._world.roster
-        xs, ys = roster.x[rows], roster.y[rows]
         for whole in (False, True):
             field = self._walk("me", (self.me.at,), whole)
             if isinstance(field, walking.OpenField):  # nothing in the way: Chebyshev
-                distances = self._foe_distances()
-                best = int(np.argmin(distances))  # the first of the nearest: spawn order
-                return seen_of(self._world.sheets[int(roster.entity[rows[best]])])
+                distances = self._foe_distances(any_order=True)
+                best = int(rows[distances == distances.min()].min())
+                return seen_of(self._world.sheets[int(roster.entity[best])])
             fx, fy = xs - field.x0, ys - field.y0
             height, width = field.dist.shape
             inside = (fx >= 0) & (fx < width) & (fy >= 0) & (fy < height)
             values = np.full(len(rows), walking.UNREACHED, dtype=np.int64)
             values[inside] = field.dist[fy[inside], fx[inside]]
-            best = int(np.argmin(values))
-            value = int(values[best])
+            value = int(values.min())
             if value == walking.UNREACHED:
                 if field.radius is None:
                     return None
@@ -240,17 +265,18 @@ class MindView:
             # exact for every foe in sight: a walk that leaves the window and comes back
             # to a foe `sight` cells off is at least 2W + 2 - sight long
             if field.radius is None or value <= 2 * field.radius + 1 - self.sight:
-                return seen_of(self._world.sheets[int(roster.entity[rows[best]])])
+                best = int(rows[values == value].min())
+                return seen_of(self._world.sheets[int(roster.entity[best])])
         return None
 
     def foes_beside(self) -> tuple[Seen, ...]:
-        near = self._foe_rows[self._foe_distances() == 1]
+        near = np.sort(self._foes_any_order[0][self._foe_distances(any_order=True) == 1])
         return tuple(seen_of(s) for s in self._sheets_of(near))
 
     def nearest_foe_cells(self) -> int | None:
         """The Chebyshev distance to its nearest foe in sight (None: none)."""
-        rows = self._foe_rows
-        return int(self._foe_distances().min()) if len(rows) else None
+        rows = self._foes_any_order[0]
+        return int(self._foe_distances(any_order=True).min()) if len(rows) else None
 
     def creature(self, creature_id: str) -> Seen | None:
         """A creature it sees, by id (None when it does not see it or it is dead): one
@@ -267,10 +293,11 @@ class MindView:
     def foes_within(self, cells: int) -> tuple[Seen, ...]:
         """The foes it sees at most `cells` away (Chebyshev), in spawn order: `foes`
         less the farther ones, without building those."""
-        rows = self._foe_rows
+        rows = self._foes_any_order[0]
         if not len(rows):
             return ()
-        return tuple(seen_of(s) for s in self._sheets_of(rows[self._foe_distances() <= cells]))
+        near = np.sort(rows[self._foe_distances(any_order=True) <= cells])
+        return tuple(seen_of(s) for s in self._sheets_of(near))
 
     # -- walking (R-MIND-3, R-MIND-5; systems/rules/walking.py) ----------------------------
     @cached_property
