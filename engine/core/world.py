@@ -43,6 +43,7 @@ from affray.core.event_log import EventLog
 from affray.core.events import Event, Refused
 from affray.core.grid import Grid, Terrain
 from affray.core.rng import Rng
+from affray.core.spawning import SpawnBatch
 from affray.core.validate import (
     MAX_LAG,
     MAX_PULSE,
@@ -239,6 +240,17 @@ class World:
             raise ValueError(f"duplicate creature id {creature_id!r}")
         if self.grid.occupant[y, x]:
             raise ValueError(f"cell {list(at)} is already occupied")
+        batch = SpawnBatch(self, template)
+        try:
+            return batch.add(creature_id, x, y, values)
+        finally:
+            batch.flush()
+
+    def _add_generic(self, creature_id: str, x: int, y: int, values: CreatureValues,
+                     template: str | None) -> int:
+        """`add_creature`'s work for any values, one step after another through esper's
+        own calls: the reference `SpawnBatch.add` must match (tests/test_spawning.py),
+        and the path of values it cannot take (`spawning.plain`)."""
         values.vitals.move_pulse = self.pulse  # movement regenerates from now on
         values.vitals.mana_pulse = self.pulse  # and mana (R-BOOK-2)
         creature = Creature(id=creature_id, slot=self.lag.new_slot(), template=template,
@@ -284,8 +296,11 @@ class World:
         holds, values): a UsageError names the entry by its index and changes nothing
         for it; the entries before it stay added."""
         with collector_paused():
-            return [self.add_creature(*self._creature_entry(index, entry), template=template)
-                    for index, entry in enumerate(creatures)]
+            batch = SpawnBatch(self, template)
+            try:
+                return [batch.entry(index, entry) for index, entry in enumerate(creatures)]
+            finally:
+                batch.flush()
 
     def _creature_entry(self, index: int, entry: object
                         ) -> tuple[str, tuple[int, int], CreatureValues]:
