@@ -51,6 +51,11 @@ from affray.systems.rules.statuses import begin as begin_statuses
 if TYPE_CHECKING:
     from affray.core.world import World
 
+# `World.add_creatures` collects the youngest generation every so many creatures, while
+# their objects are in the CPU's caches (affray.core.collector): a few hundred creatures'
+# objects fit a core's L2 cache.
+SWEEP_EVERY = 256
+
 # A creature entity's components, in `World._add_generic`'s order (`create_entity`'s
 # arguments): esper's entity dict and the per-type sets get them in this order.
 KINDS: tuple[type, ...] = (Spawn, Position, Creature, Vitals, Level, Stats, Offense, Defense,

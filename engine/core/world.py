@@ -43,7 +43,7 @@ from affray.core.event_log import EventLog
 from affray.core.events import Event, Refused
 from affray.core.grid import Grid, Terrain
 from affray.core.rng import Rng
-from affray.core.spawning import SpawnBatch
+from affray.core.spawning import SWEEP_EVERY, SpawnBatch
 from affray.core.validate import (
     MAX_LAG,
     MAX_PULSE,
@@ -295,12 +295,19 @@ class World:
         Each entry's shape is checked as it comes (an id, a cell on the map that nobody
         holds, values): a UsageError names the entry by its index and changes nothing
         for it; the entries before it stay added."""
-        with collector_paused():
+        with collector_paused() as sweep:
             batch = SpawnBatch(self, template)
+            entities: list[int] = []
             try:
-                return [batch.entry(index, entry) for index, entry in enumerate(creatures)]
+                for index, entry in enumerate(creatures):
+                    entities.append(batch.entry(index, entry))
+                    if index % SWEEP_EVERY == SWEEP_EVERY - 1:
+                        sweep()
             finally:
                 batch.flush()
+                if len(entities) >= SWEEP_EVERY:
+                    sweep()  # the last few hundred, fresh too
+            return entities
 
     def _creature_entry(self, index: int, entry: object
                         ) -> tuple[str, tuple[int, int], CreatureValues]:
