@@ -133,7 +133,7 @@ class SpawnBatch:
             Level: values.level, Stats: values.stats, Offense: values.offense,
             Defense: values.defense, Immunities: values.immunities, Affects: values.affects,
             Statuses: values.statuses, Skills: values.skills, Equipment: values.equipment,
-            Combat: values.combat, ActionQueue: ActionQueue(), Mind: mind}
+            Combat: values.combat, ActionQueue: ActionQueue([]), Mind: mind}
         entity: int = next(esper._entity_count)  # esper.create_entity, sets left to flush
         esper._entities[entity] = parts
         self.entities.append(entity)
@@ -178,7 +178,10 @@ class SpawnBatch:
             members = components.get(kind)
             if members is None:
                 members = components[kind] = set()
-            members.update(entities)
+            if len(entities) == 1:  # `add_creature`: one set.add, as create_entity's
+                members.add(entities[0])
+            else:
+                members.update(entities)
         esper.clear_cache()
         world.grid.version += len(entities)
         world.roster.put_many(self.sheets)
