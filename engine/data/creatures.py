@@ -357,9 +357,7 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     derived = levels_module.derived_fields(content, entry, template)
     derived_armor = derived.pop("armor", {})
     merged = {**set_fields(template), **derived, **set_fields(entry)}
-
-    def get(name: str, default: Any = None) -> Any:
-        return merged.get(name, default)
+    get = merged.get  # a field's merged value, or the default given
 
     hp = get("hp")
     max_hp = get("max_hp")
@@ -389,10 +387,7 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     damage = get("damage")
     hand = parse_dice(damage) if damage is not None else None
     status_degrees = {k: v for k, v in dict(get("statuses", {})).items() if v > 0}
-    slot_rank = {slot: i for i, slot in enumerate(content.gear.wear_order)}
-    worn = sorted((WornItem(item=name, slot=content.items[name].slot or "")
-                   for name in get("wear", [])),
-                  key=lambda piece: slot_rank.get(piece.slot, len(slot_rank)))
+    worn = _worn(content, get("wear", []))
     affect_names = list(get("affects", []))
     sources = {name: "scenario" for name in affect_names}
     for piece in worn:
@@ -435,6 +430,17 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
         side=get("side", "players" if player else "npcs"),  # R-SIDE-1
         mind=Mind(name=get("mind")),
     )
+
+
+def _worn(content: Any, names: list[str]) -> list[WornItem]:
+    """The worn pieces in the content's wear order (body first). Most creatures wear
+    nothing: no rank table is made for them (`resolve` runs for every creature)."""
+    if not names:
+        return []
+    slot_rank = {slot: i for i, slot in enumerate(content.gear.wear_order)}
+    return sorted((WornItem(item=name, slot=content.items[name].slot or "")
+                   for name in names),
+                  key=lambda piece: slot_rank.get(piece.slot, len(slot_rank)))
 
 
 # Values a component field holds that are never changed in place: shared, not copied.
