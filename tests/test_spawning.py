@@ -89,6 +89,7 @@ def _state(world: affray.World) -> dict[str, Any]:
                    [getattr(roster, name).tolist()
                     for name in ("entity", "x", "y", "side", "alive")]),
         "snapshot": world.snapshot(),
+        "view_dirty": None if world.view_cache is None else sorted(world.view_cache.dirty),
     }
 
 
@@ -108,6 +109,8 @@ def _three_worlds(monkeypatch: pytest.MonkeyPatch, count: int, pulses: int = 0,
             _reference(patch)
             world.add_creatures(_entries(world, before))
         world.run(pulses)
+        if pulses:
+            world.view()  # kept records: a newcomer's must be built (`view_cache.touch`)
         entries = _entries(world, count, first=before)
         with monkeypatch.context() as patch:
             if way == "reference":

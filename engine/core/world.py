@@ -288,7 +288,11 @@ class World:
         resolved values, each creature its own, unchecked), in order; their entity ids.
         Python's cyclic collector is paused meanwhile (affray.core.collector): spawning ten
         thousand creatures makes hundreds of thousands of objects, none of them garbage,
-        and the collector walking the growing world was a third of the time. Give each
+        and the collector walking the growing world was a third of the time; only the
+        youngest generation is collected, every `SWEEP_EVERY` creatures and after the
+        last, while their objects are still in the CPU's caches (if the collector was on:
+        `collector_paused`'s sweep). What can wait for the end of the batch (esper's
+        per-type sets, the roster's columns...) is written once (`SpawnBatch`). Give each
         its own values: `affray.data.creatures.Copier(resolve(...))` makes fresh copies of one
         resolution far faster than resolving each.
 
