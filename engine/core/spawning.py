@@ -83,15 +83,14 @@ class SpawnBatch:
     """Creatures being added to one world, in order; `flush` (always, in a `finally`)
     writes what their adds left for the end."""
 
-    __slots__ = ("entities", "sheets", "template", "world")
+    __slots__ = ("entities", "sheets", "world")
 
-    def __init__(self, world: World, template: str | None) -> None:
+    def __init__(self, world: World) -> None:
         self.world = world
-        self.template = template
         self.entities: list[int] = []
         self.sheets: list[Sheet] = []
 
-    def entry(self, index: int, entry: object) -> int:
+    def entry(self, index: int, entry: object, template: str | None) -> int:
         """An `add_creatures` entry (id, (x, y), values): added at once when it is plainly
         right (a tuple; a non-empty str; a tuple of two ints on the map, free; values;
         a new id), else checked as `World._creature_entry` checks it, which names the
@@ -106,23 +105,34 @@ class SpawnBatch:
                 if (type(x) is int and type(y) is int and 0 <= x < grid.width
                         and 0 <= y < grid.height and creature_id not in world.by_id
                         and not grid.occupant[y, x]):
-                    return self.add(creature_id, x, y, values)
+                    return self.add(creature_id, x, y, values, template)
         self.flush()  # what follows sees (and extends) the world as the batch left it
-        return world.add_creature(*world._creature_entry(index, entry),
-                                  template=self.template)
+        return world.add_creature(*world._creature_entry(index, entry), template=template)
 
-    def add(self, creature_id: str, x: int, y: int, values: CreatureValues) -> int:
+    def checked(self, creature_id: str, at: tuple[int, int], values: CreatureValues,
+                template: str | None) -> int:
+        """`World.add_creature`'s form: a new id and a free cell, else a ValueError
+        (nothing added for it); its entity."""
+        x, y = at
+        if creature_id in self.world.by_id:
+            raise ValueError(f"duplicate creature id {creature_id!r}")
+        if self.world.grid.occupant[y, x]:
+            raise ValueError(f"cell {list(at)} is already occupied")
+        return self.add(creature_id, x, y, values, template)
+
+    def add(self, creature_id: str, x: int, y: int, values: CreatureValues,
+            template: str | None) -> int:
         """A creature on a free cell under a new id (checked by the caller); its entity.
         What `World._add_generic` does, in its order, but for `flush`'s part."""
         world = self.world
         if not plain(values, world.content):
             self.flush()
-            return world._add_generic(creature_id, x, y, values, self.template)
+            return world._add_generic(creature_id, x, y, values, template)
         pulse = world.pulse
         vitals = values.vitals
         vitals.move_pulse = pulse  # movement regenerates from now on
         vitals.mana_pulse = pulse  # and mana (R-BOOK-2)
-        creature = Creature(creature_id, world.lag.new_slot(), self.template, values.race,
+        creature = Creature(creature_id, world.lag.new_slot(), template, values.race,
                             values.profession, values.player, values.undead,
                             values.immortal, values.npc_tier, values.side)
         spawn = world.next_spawn()  # R-GRID-3

@@ -235,14 +235,9 @@ class World:
         if fields:
             raise UsageError(f"add_creature: give resolved values or the fields of a "
                              f"creature, not both (got {', '.join(fields)})")
-        x, y = at
-        if creature_id in self.by_id:
-            raise ValueError(f"duplicate creature id {creature_id!r}")
-        if self.grid.occupant[y, x]:
-            raise ValueError(f"cell {list(at)} is already occupied")
-        batch = SpawnBatch(self, template)
+        batch = SpawnBatch(self)
         try:
-            return batch.add(creature_id, x, y, values)
+            return batch.checked(creature_id, at, values, template)
         finally:
             batch.flush()
 
@@ -300,11 +295,11 @@ class World:
         holds, values): a UsageError names the entry by its index and changes nothing
         for it; the entries before it stay added."""
         with collector_paused() as sweep:
-            batch = SpawnBatch(self, template)
+            batch = SpawnBatch(self)
             entities: list[int] = []
             try:
                 for index, entry in enumerate(creatures):
-                    entities.append(batch.entry(index, entry))
+                    entities.append(batch.entry(index, entry, template))
                     if index % SWEEP_EVERY == SWEEP_EVERY - 1:
                         sweep()
             finally:
