@@ -95,3 +95,37 @@ def test_a_bad_entry_is_a_usage_error_naming_it_and_adds_nothing_for_it(entry, m
         assert world.grid.occupant[2, 1] == 0 and world.grid.occupant[0, 5] == 0
     finally:
         world.close()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_long_batch_sweeps_the_young_generation_only_if_the_collector_was_on(enabled):
+    """Every `SWEEP_EVERY` creatures and after the last, generation 0 is collected
+    (affray.core.collector) when the collector was on; never when the game had it off."""
+    from affray.core.spawning import SWEEP_EVERY
+
+    world = affray.World.new(["." * 30] * 30, seed=3)
+    was = gc.isenabled()
+    seen: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    make = Copier(resolve(world.content, CreatureFields(hp=5), None))
+    count = 2 * SWEEP_EVERY + 10
+    entries = [(f"c{i}", (i % 30, i // 30), make()) for i in range(count)]
+    try:
+        if not enabled:
+            gc.disable()
+        gc.callbacks.append(watch)
+        try:
+            world.add_creatures(entries)
+        finally:
+            gc.callbacks.remove(watch)
+        assert gc.isenabled() is enabled
+        assert seen == ([0, 0, 0] if enabled else [])
+        assert len(world.by_id) == count
+    finally:
+        if was:
+            gc.enable()
+        world.close()

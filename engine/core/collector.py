@@ -13,16 +13,31 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+
+
+def _collect_young() -> None:
+    gc.collect(0)
+
+
+def _nothing() -> None:
+    pass
 
 
 @contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic collector off inside the block, on again after (if it was on)."""
+def collector_paused() -> Iterator[Callable[[], None]]:
+    """The cyclic collector off inside the block, on again after (if it was on).
+
+    The block gets a `sweep()`: the youngest generation collected now, if the collector
+    was on (else nothing). A block making objects for long (`World.add_creatures`)
+    sweeps every few hundred of its items: the first collection after the block walks
+    every object made in it, and walking ten thousand creatures' objects long after
+    they were made, out of the CPU's caches, cost a third of spawning them; swept
+    while fresh, the same objects cost half as much to walk."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield _collect_young if enabled else _nothing
     finally:
         if enabled:
             gc.enable()

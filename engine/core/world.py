@@ -43,6 +43,7 @@ from affray.core.event_log import EventLog
 from affray.core.events import Event, Refused
 from affray.core.grid import Grid, Terrain
 from affray.core.rng import Rng
+from affray.core.spawning import SWEEP_EVERY, SpawnBatch
 from affray.core.validate import (
     MAX_LAG,
     MAX_PULSE,
@@ -234,11 +235,17 @@ class World:
         if fields:
             raise UsageError(f"add_creature: give resolved values or the fields of a "
                              f"creature, not both (got {', '.join(fields)})")
-        x, y = at
-        if creature_id in self.by_id:
-            raise ValueError(f"duplicate creature id {creature_id!r}")
-        if self.grid.occupant[y, x]:
-            raise ValueError(f"cell {list(at)} is already occupied")
+        batch = SpawnBatch(self)
+        try:
+            return batch.checked(creature_id, at, values, template)
+        finally:
+            batch.flush()
+
+    def _add_generic(self, creature_id: str, x: int, y: int, values: CreatureValues,
+                     template: str | None) -> int:
+        """`add_creature`'s work for any values, one step after another through esper's
+        own calls: the reference `SpawnBatch.add` must match (tests/test_spawning.py),
+        and the path of values it cannot take (`spawning.plain`)."""
         values.vitals.move_pulse = self.pulse  # movement regenerates from now on
         values.vitals.mana_pulse = self.pulse  # and mana (R-BOOK-2)
         creature = Creature(id=creature_id, slot=self.lag.new_slot(), template=template,
@@ -276,16 +283,30 @@ class World:
         resolved values, each creature its own, unchecked), in order; their entity ids.
         Python's cyclic collector is paused meanwhile (affray.core.collector): spawning ten
         thousand creatures makes hundreds of thousands of objects, none of them garbage,
-        and the collector walking the growing world was a third of the time. Give each
+        and the collector walking the growing world was a third of the time; only the
+        youngest generation is collected, every `SWEEP_EVERY` creatures and after the
+        last, while their objects are still in the CPU's caches (if the collector was on:
+        `collector_paused`'s sweep). What can wait for the end of the batch (esper's
+        per-type sets, the roster's columns...) is written once (`SpawnBatch`). Give each
         its own values: `affray.data.creatures.Copier(resolve(...))` makes fresh copies of one
         resolution far faster than resolving each.
 
         Each entry's shape is checked as it comes (an id, a cell on the map that nobody
         holds, values): a UsageError names the entry by its index and changes nothing
         for it; the entries before it stay added."""
-        with collector_paused():
-            return [self.add_creature(*self._creature_entry(index, entry), template=template)
-                    for index, entry in enumerate(creatures)]
+        with collector_paused() as sweep:
+            batch = SpawnBatch(self)
+            entities: list[int] = []
+            try:
+                for index, entry in enumerate(creatures):
+                    entities.append(batch.entry(index, entry, template))
+                    if index % SWEEP_EVERY == SWEEP_EVERY - 1:
+                        sweep()
+            finally:
+                batch.flush()
+                if len(entities) >= SWEEP_EVERY:
+                    sweep()  # the last few hundred, fresh too
+            return entities
 
     def _creature_entry(self, index: int, entry: object
                         ) -> tuple[str, tuple[int, int], CreatureValues]:

@@ -357,9 +357,7 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     derived = levels_module.derived_fields(content, entry, template)
     derived_armor = derived.pop("armor", {})
     merged = {**set_fields(template), **derived, **set_fields(entry)}
-
-    def get(name: str, default: Any = None) -> Any:
-        return merged.get(name, default)
+    get = merged.get  # a field's merged value, or the default given
 
     hp = get("hp")
     max_hp = get("max_hp")
@@ -389,10 +387,7 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     damage = get("damage")
     hand = parse_dice(damage) if damage is not None else None
     status_degrees = {k: v for k, v in dict(get("statuses", {})).items() if v > 0}
-    slot_rank = {slot: i for i, slot in enumerate(content.gear.wear_order)}
-    worn = sorted((WornItem(item=name, slot=content.items[name].slot or "")
-                   for name in get("wear", [])),
-                  key=lambda piece: slot_rank.get(piece.slot, len(slot_rank)))
+    worn = _worn(content, get("wear", []))
     affect_names = list(get("affects", []))
     sources = {name: "scenario" for name in affect_names}
     for piece in worn:
@@ -437,6 +432,17 @@ def resolve(content: Any, entry: CreatureFields, template: CreatureFields | None
     )
 
 
+def _worn(content: Any, names: list[str]) -> list[WornItem]:
+    """The worn pieces in the content's wear order (body first). Most creatures wear
+    nothing: no rank table is made for them (`resolve` runs for every creature)."""
+    if not names:
+        return []
+    slot_rank = {slot: i for i, slot in enumerate(content.gear.wear_order)}
+    return sorted((WornItem(item=name, slot=content.items[name].slot or "")
+                   for name in names),
+                  key=lambda piece: slot_rank.get(piece.slot, len(slot_rank)))
+
+
 # Values a component field holds that are never changed in place: shared, not copied.
 _SCALARS = frozenset((int, str, bool, float, type(None)))
 
@@ -448,7 +454,8 @@ class Copier:
     nothing mutable with it or with another run's. Several times cheaper than
     `copy.deepcopy` or a generic walk.
 
-    The prototype must never change afterwards (every call reads it). A Copier pickles
+    The prototype must never change afterwards (the first call reads it, and every
+    call shares its immutable values and copies its dicts). A Copier pickles
     as its prototype (batch jobs go to worker processes); the function is written
     again, on first use, where it is unpickled.
     """
@@ -474,7 +481,9 @@ def _copy_function(prototype: Any) -> Callable[[], Any]:
     field, lists item by item, dicts of scalars copied; scalars and tuples of scalars
     shared (immutable); anything else deep-copied. The generated code names only the
     dataclasses' own fields; every value it reads is bound in its namespace, never
-    written as text."""
+    written as text. A scalar field is bound as it is when the function is written, not
+    read from the prototype on every call (which never changes), and an empty dict is
+    made as `{}`: a tenth of a copy's cost, a copy for every creature spawned."""
     namespace: dict[str, Any] = {"new_object": object.__new__, "set_field": object.__setattr__,
                                  "deepcopy": copy.deepcopy}
     lines = ["def make():"]
@@ -490,7 +499,7 @@ def _copy_function(prototype: Any) -> Callable[[], Any]:
         if kind in _SCALARS or (kind is tuple and all(type(i) in _SCALARS for i in value)):
             return bind(value)
         if kind is dict and all(type(v) in _SCALARS for v in value.values()):
-            return f"{bind(value)}.copy()"
+            return f"{bind(value)}.copy()" if value else "{}"
         if kind is list:
             return "[" + ", ".join(build(item) for item in value) + "]"
         if not (hasattr(kind, "__dataclass_fields__") and hasattr(kind, "__slots__")):
@@ -498,11 +507,8 @@ def _copy_function(prototype: Any) -> Callable[[], Any]:
         frozen = kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
         made = f"v{len(lines)}"
         lines.append(f"    {made} = new_object({bind(kind)})")
-        source = bind(value)
         for field_ in fields(value):
-            item = getattr(value, field_.name)
-            expression = (f"{source}.{field_.name}" if type(item) in _SCALARS
-                          else build(item))
+            expression = build(getattr(value, field_.name))
             lines.append(f"    set_field({made}, {field_.name!r}, {expression})" if frozen
                          else f"    {made}.{field_.name} = {expression}")
         return made

@@ -130,16 +130,20 @@ def act(world: World) -> None:
         think(world, sheet)
 
 
-def stir(world: World) -> None:
+def stir(world: World, newest: int | None = None) -> None:
     """Something happened that logged no event (a game added a creature): every resting
     mind is asked again at its next free pulse, as if the log had grown. Before the
-    first pulse no mind has rested yet (a scenario's build adds its creatures then)."""
+    first pulse no mind has rested yet (a scenario's build adds its creatures then).
+    `newest`, a creature added since that is among the minded already, is left as it
+    is: a batch of creatures (`World.add_creatures`) stirs once, after the last, what
+    one stir per creature, each before that creature's mind joins, would have."""
     rest.forget_all(world)
     if world.pulse == 0:
         return
     sheets = world.sheets
     for entity in world.minded:
-        sheets[entity].mind.idle_since = -1
+        if entity != newest:
+            sheets[entity].mind.idle_since = -1
 
 
 def after_settled(world: World) -> None:
