@@ -99,15 +99,17 @@ def test_block_counts_and_row_look_up_follow_every_change(operations, windows):
 def test_a_battle_keeps_the_roster_true_through_steps_deaths_save_and_load():
     """R-MIND-2 / R-SIDE-1: after every stretch of a battle (soldiers step, fight and
     die) and after a save and load, the roster's rows, cells and block counts are the
-    creatures'."""
+    creatures'; and every fight is between two creatures beside each other (R-ACT-3)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "army.toml"
         path.write_text(affray.army(30))
         world = affray.load_scenario(str(path))
         try:
+            fights = 0
             for _ in range(8):
                 world.run(60)
-                _check(world)
+                fights += _check(world)
+            assert fights > 20  # fights were going on, and each was checked
             world.save(str(Path(folder) / "save.json"))
             loaded = affray.load_world(str(Path(folder) / "save.json"))
             try:
@@ -120,9 +122,15 @@ def test_a_battle_keeps_the_roster_true_through_steps_deaths_save_and_load():
             world.close()
 
 
-def _check(world: affray.World) -> None:
+def _check(world: affray.World) -> int:
     roster = world.roster
     sheets = list(world.sheets.values())
+    # R-ACT-3, which a mind's look for its side's fights relies on (fights_of_allies):
+    # everyone fighting stands beside its foe
+    fights = [(s, world.sheet(s.combat.fighting)) for s in sheets
+              if s.vitals.alive and s.combat.fighting is not None]
+    assert all(max(abs(a.position.x - b.position.x), abs(a.position.y - b.position.y)) == 1
+               for a, b in fights)
     rows = roster.rows_of(np.array([s.entity for s in sheets]))
     assert rows.tolist() == [s.creature.slot for s in sheets]
     assert roster.side_of[[s.entity for s in sheets]].tolist() == [
@@ -136,6 +144,7 @@ def _check(world: affray.World) -> None:
             counts[roster.side_codes[sheet.creature.side], sheet.position.y >> BLOCK_SHIFT,
                    sheet.position.x >> BLOCK_SHIFT] += 1
     assert np.array_equal(roster.blocks, counts)
+    return len(fights)
 
 
 def _padded(blocks: np.ndarray, other: np.ndarray) -> list:
