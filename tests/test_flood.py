@@ -51,26 +51,21 @@ KINDS = [
 ]
 
 
+MAGE = '[[creatures]]\nid = "mage"\nat = [0, 0]\nlevel = 25\nside = "players"\n'
+
+
+def storm(spell: str, shape: str, range_: int, bulk: bool, extra: str) -> str:
+    """The `storm` spell (30 damage of `spell`'s type), struck at once or one by one."""
+    return (f"\n[content.world]\nbulk_strike_min = {1 if bulk else 1_000_000}\n"
+            f'[content.spells.storm]\ntype = "{spell}"\nshape = "{shape}"\n'
+            f'range = {range_}\ndamage = "30"\n{extra}\n')
+
+
 def pond(spell: str, extra: str = "", bulk: bool = True) -> str:
     side = 6
     rows = ["." * side] + ["~" * side for _ in range(side)]
     text = f"seed = 4\n[map]\nrows = {rows!r}\n".replace("'", '"')
-    text += f"""
-[content.world]
-bulk_strike_min = {1 if bulk else 1_000_000}
-[content.spells.storm]
-type = "{spell}"
-shape = "bolt"
-range = 6
-damage = "30"
-{extra}
-[[creatures]]
-id = "mage"
-at = [0, 0]
-level = 25
-alignment = -800
-side = "players"
-"""
+    text += storm(spell, "bolt", 6, bulk, extra) + MAGE + "alignment = -800\n"
     for i in range(side * side):
         kind = KINDS[i % len(KINDS)]
         hp = "" if "hp =" in kind else "hp = 60\n"
@@ -143,22 +138,7 @@ def shore(shape: str, chain: bool, bulk: bool) -> str:
     rows = ["." * 8] + [".~~~~~~." for _ in range(5)] + ["." * 8]
     text = f"seed = 9\n[map]\nrows = {rows!r}\n".replace("'", '"')
     radius = "radius = 1\n" if shape == "burst" else ""
-    text += f"""
-[content.world]
-bulk_strike_min = {1 if bulk else 1_000_000}
-[content.spells.storm]
-type = "lightning"
-shape = "{shape}"
-range = 8
-damage = "30"
-chain = {str(chain).lower()}
-{radius}
-[[creatures]]
-id = "mage"
-at = [0, 0]
-level = 25
-side = "players"
-"""
+    text += storm("lightning", shape, 8, bulk, f"chain = {str(chain).lower()}\n{radius}") + MAGE
     cells = [(x, y) for y in range(7) for x in range(8) if (x, y) != (0, 0)]
     for i, (x, y) in enumerate(cells):
         text += f'[[creatures]]\nid = "c{i}"\nat = [{x}, {y}]\nhp = 60\n'

@@ -81,6 +81,14 @@ class Roster:
             self.blocks = blocks = grown
         blocks[side, by, bx] += delta
 
+    def _fit_entities(self, size: int) -> None:
+        """Grow the tables by entity id (`row_of`, `side_of`) to `size` entries."""
+        rows = np.full(size, -1, dtype=np.int32)
+        rows[:len(self.row_of)] = self.row_of
+        sides = np.zeros(size, dtype=np.int32)
+        sides[:len(self.side_of)] = self.side_of
+        self.row_of, self.side_of = rows, sides
+
     def _uncount(self, row: int) -> None:
         """Take a living row out of the block counts, where the roster has it."""
         self._count(int(self.side[row]), int(self.x[row]), int(self.y[row]), -1)
@@ -95,13 +103,7 @@ class Roster:
             self._uncount(row)  # written again (a touch): its old place uncounted
         entity = sheet.entity
         if entity >= len(self.row_of):
-            size = max(entity + 1, 2 * len(self.row_of))
-            grown = np.full(size, -1, dtype=np.int32)
-            grown[:len(self.row_of)] = self.row_of
-            self.row_of = grown
-            sides = np.zeros(size, dtype=np.int32)
-            sides[:len(self.side_of)] = self.side_of
-            self.side_of = sides
+            self._fit_entities(max(entity + 1, 2 * len(self.row_of)))
         self.row_of[entity] = row
         self.entity[row] = entity
         x, y = sheet.position.x, sheet.position.y
@@ -138,12 +140,7 @@ class Roster:
             if entity >= size:
                 size = max(entity + 1, 2 * size)
         if size > len(self.row_of):
-            grown = np.full(size, -1, dtype=np.int32)
-            grown[:len(self.row_of)] = self.row_of
-            self.row_of = grown
-            sides_of = np.zeros(size, dtype=np.int32)
-            sides_of[:len(self.side_of)] = self.side_of
-            self.side_of = sides_of
+            self._fit_entities(size)
         self.count = end
         xs = [sheet.position.x for sheet in sheets]
         ys = [sheet.position.y for sheet in sheets]
