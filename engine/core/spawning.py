@@ -83,12 +83,14 @@ class SpawnBatch:
     """Creatures being added to one world, in order; `flush` (always, in a `finally`)
     writes what their adds left for the end."""
 
-    __slots__ = ("entities", "sheets", "world")
+    __slots__ = ("entities", "rows", "sheets", "world")
 
     def __init__(self, world: World) -> None:
         self.world = world
         self.entities: list[int] = []
         self.sheets: list[Sheet] = []
+        # What the roster takes of each (Roster.put_many), read while it is at hand.
+        self.rows: list[tuple[int, int, int, int, str, bool]] = []
 
     def entry(self, index: int, entry: object, template: str | None) -> int:
         """An `add_creatures` entry (id, (x, y), values): added at once when it is plainly
@@ -158,6 +160,7 @@ class SpawnBatch:
         if equipment.wield or equipment.worn:  # else a new sheet's gear fields are right
             sheet.refresh_gear(world.content)
         self.sheets.append(sheet)
+        self.rows.append((creature.slot, entity, x, y, values.side, vitals.alive))
         if world.view_cache is not None:
             world.view_cache.touch(entity)
         if mind.name is not None:
@@ -194,6 +197,6 @@ class SpawnBatch:
                 members.update(entities)
         esper.clear_cache()
         world.grid.version += len(entities)
-        world.roster.put_many(self.sheets)
+        world.roster.put_many(self.sheets, self.rows)
         stir(world, newest=entities[-1])
-        self.entities, self.sheets = [], []
+        self.entities, self.sheets, self.rows = [], [], []

@@ -25,6 +25,7 @@ Reads and writes only itself; the World calls it.
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 
 
 BLOCK_SHIFT = 3  # blocks of 8 x 8 cells
+# What `put_many` reads of each sheet, in one C-level call.
+_PUT_FIELDS = operator.attrgetter("creature.slot", "entity", "position.x", "position.y",
+                                  "creature.side", "vitals.alive")
 
 
 class Roster:
@@ -117,52 +121,61 @@ class Roster:
         if alive:
             self._count(side, x, y, 1)
 
-    def put_many(self, sheets: list[Sheet]) -> None:
+    def put_many(self, sheets: list[Sheet],
+                 fields: list[tuple[int, int, int, int, str, bool]] | None = None) -> None:
         """`put` of each sheet in turn, the columns written at once when the rows are the
         next ones (a batch of newcomers, `World.add_creatures`): five numpy writes of one
         item per creature cost more than the rest of its row. The same columns, count,
         side codes (given in the same order), entity tables, block counts and capacity
-        as the puts."""
+        as the puts. `fields`: each sheet's (slot, entity, x, y, side, alive) as they are
+        now, when the caller read them already (a spawn batch, while they were in the
+        CPU's caches: read again at the batch's end, they cost more than the writes)."""
         count = self.count
-        if len(sheets) < 8 or any(sheet.creature.slot != row for row, sheet
-                                  in enumerate(sheets, count)):
+        if len(sheets) < 8:
             for sheet in sheets:
                 self.put(sheet)
             return
+        rows_read = fields if fields is not None else map(_PUT_FIELDS, sheets)
+        slots, entities, xs, ys, names, alive = zip(*rows_read, strict=True)
         end = count + len(sheets)
+        if slots != tuple(range(count, end)):  # not the next rows: one by one
+            for sheet in sheets:
+                self.put(sheet)
+            return
         capacity = len(self.entity)
         while capacity < end:  # as one put after another grows it
             capacity = max(capacity + 1, 2 * capacity)
         self._grow(capacity)
-        entities = [sheet.entity for sheet in sheets]
         size = len(self.row_of)
-        for entity in entities:  # as one put after another grows the tables
-            if entity >= size:
-                size = max(entity + 1, 2 * size)
-        if size > len(self.row_of):
+        if max(entities) >= size:
+            for entity in entities:  # as one put after another grows the tables
+                if entity >= size:
+                    size = max(entity + 1, 2 * size)
             self._fit_entities(size)
         self.count = end
-        xs = [sheet.position.x for sheet in sheets]
-        ys = [sheet.position.y for sheet in sheets]
-        code = self.code
-        sides = [code(sheet.creature.side) for sheet in sheets]
-        alive = [sheet.vitals.alive for sheet in sheets]
-        self.entity[count:end] = entities
-        self.row_of[entities] = np.arange(count, end, dtype=np.int32)
-        self.side_of[entities] = np.array(sides, dtype=np.int32) + 1
+        for name in dict.fromkeys(names):  # codes given in first-seen order, as put gives
+            self.code(name)
+        sides = np.array(list(map(self.side_codes.__getitem__, names)), dtype=np.int64)
+        rows = np.array(entities, dtype=np.int64)
+        self.entity[count:end] = rows
+        self.row_of[rows] = np.arange(count, end, dtype=np.int32)
+        self.side_of[rows] = sides + 1
         self.x[count:end] = xs
         self.y[count:end] = ys
         self.side[count:end] = sides
-        self.alive[count:end] = alive
         living = np.array(alive, dtype=bool)
+        self.alive[count:end] = living
         if living.any():
-            side = np.array(sides, dtype=np.int64)[living]
-            by = np.array(ys, dtype=np.int64)[living] >> BLOCK_SHIFT
-            bx = np.array(xs, dtype=np.int64)[living] >> BLOCK_SHIFT
+            side = sides[living]
+            by = self.y[count:end][living].astype(np.int64) >> BLOCK_SHIFT
+            bx = self.x[count:end][living].astype(np.int64) >> BLOCK_SHIFT
             # the farthest corner first, so the counts grow once, then every one counted
             self._count(int(side.max()), int(bx.max()) << BLOCK_SHIFT,
                         int(by.max()) << BLOCK_SHIFT, 0)
-            np.add.at(self.blocks, (side, by, bx), 1)
+            blocks = self.blocks
+            flat = np.ravel_multi_index((side, by, bx), blocks.shape)
+            blocks += np.bincount(flat, minlength=blocks.size).reshape(blocks.shape).astype(
+                blocks.dtype)
 
     def moved(self, sheet: Sheet) -> None:
         row = sheet.creature.slot
