@@ -182,3 +182,87 @@ def test_a_mind_that_skips_looking_when_no_foe_is_near_decides_the_same(monkeypa
     looking = battle()
     assert len(skipping) > 500
     assert skipping == looking
+
+
+def test_a_mind_with_no_foe_near_rests_without_being_asked_and_the_battle_is_the_same(
+        monkeypatch):
+    """R-MIND-1 / R-MIND-7: a built-in mind after no one, not fleeing, with no creature
+    of another side within sight + 1 answers nothing, so `minds.act` rests it without a
+    view (`minds.nothing_near`); a battle where every such mind is asked gives the same
+    log, event for event."""
+    from affray.systems.rules import minds
+
+    def battle() -> list[dict]:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "army.toml"
+            path.write_text(affray.army(100, seed=6))
+            world = affray.load_scenario(str(path))
+            try:
+                world.run(until="settled")
+                return [event.to_dict() for event in world.events]
+            finally:
+                world.close()
+
+    answers = []
+    real = minds.nothing_near
+    monkeypatch.setattr(minds, "nothing_near",
+                        lambda world, sheet: answers.append(real(world, sheet)) or answers[-1])
+    resting = battle()
+    assert answers.count(True) > 100 and answers.count(False) > 1000  # both ways taken
+    monkeypatch.setattr(minds, "nothing_near", lambda world, sheet: False)
+    asked = battle()
+    assert len(resting) > 500
+    assert resting == asked
+
+
+def test_nothing_near_is_false_for_a_mind_with_something_to_do():
+    """R-MIND-3 / R-MIND-5 / R-ACT-1: a foe at sight + 1 (one beside an ally it may see
+    fighting), a memory of its attacker, a flight under way, or a game's own mind: the
+    mind must be asked."""
+    from conftest import world_from_text
+
+    from affray.systems.rules import minds
+
+    def lone(foe_x: int) -> affray.World:
+        return world_from_text(f"""
+name = "near"
+seed = 1
+pulses = 0
+[map]
+rows = ["{'.' * 24}", "{'.' * 24}", "{'.' * 24}"]
+[content.minds.lookout]
+assist = true
+sight = 4
+[[creatures]]
+id = "lookout"
+at = [3, 1]
+side = "blue"
+mind = "lookout"
+[[creatures]]
+id = "foe"
+at = [{foe_x}, 1]
+side = "red"
+""")
+
+    world = lone(8)  # 5 cells off: sight + 1, in the next 8 x 8 block
+    try:
+        assert not minds.nothing_near(world, world.sheet("lookout"))
+    finally:
+        world.close()
+    world = lone(20)  # far off, blocks away
+    try:
+        sheet = world.sheet("lookout")
+        assert minds.nothing_near(world, sheet)
+        sheet.mind.target = "foe"  # attacked from afar (R-ACT-1): it closes in
+        assert not minds.nothing_near(world, sheet)
+        sheet.mind.target, sheet.mind.fleeing = None, True
+        assert not minds.nothing_near(world, sheet)
+        sheet.mind.fleeing = False
+        affray.register_mind("lookout", lambda view, actor: None)
+        try:
+            assert not minds.nothing_near(world, sheet)  # a game's own mind decides
+        finally:
+            minds.unregister_mind("lookout")
+        assert minds.nothing_near(world, sheet)
+    finally:
+        world.close()

@@ -124,8 +124,17 @@ def act(world: World) -> None:
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
                 or _idle(sheet, len(world.events), pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
+        quiet = nothing_near(world, sheet)
+        if quiet and sheet.mind.wake < 0:
+            # what `think` does with the built-in mind's None (and what a rest that holds
+            # does when no wake is set)
+            _rest(world, sheet, -1)
+            continue
         if resting is not None and _unwoken(sheet, pulse) and rest.still(world, sheet):
             sheet.mind.idle_since = len(world.events)  # what asking would do (rest.py)
+            continue
+        if quiet:
+            _rest(world, sheet, -1)  # what `think` does with the built-in mind's None
             continue
         think(world, sheet)
 
@@ -170,6 +179,30 @@ def _unwoken(sheet: Sheet, pulse: int) -> bool:
     """No time it named has come (`Mind.wake`)."""
     wake = sheet.mind.wake
     return wake < 0 or wake > pulse
+
+
+def nothing_near(world: World, sheet: Sheet) -> bool:
+    """Whether the built-in mind is sure to answer "nothing" without being asked: it
+    is after no one and not fleeing, and no creature of another side stands within
+    its sight + 1 (the roster's block counts). Read in `traits.decide`'s order, every
+    trait then finds nothing and draws nothing: wimpy sees no foe beside it, a caster no
+    foe in sight, a fighter does not walk, keep range has no foe, aggressive no foe,
+    assist no fight of its side it could see (a fight it sees has a creature of another
+    side in it, one it sees or one beside an ally it sees, R-ACT-3), and its memory is
+    empty. So what `think` would do is done: no view, no field of view (a soldier in
+    the rear of a marching army)."""
+    mind = sheet.mind
+    if mind.target is not None or mind.fleeing or mind.name in _REGISTERED:
+        return False
+    traits = world.content.minds.get(mind.name)  # type: ignore[arg-type]
+    if traits is None:
+        return False
+    x, y = sheet.position.x, sheet.position.y
+    reach = traits.sight + 1
+    grid = world.grid
+    return not world.roster.others_within(
+        sheet.creature.side, max(0, x - reach), max(0, y - reach),
+        min(grid.width, x + reach + 1), min(grid.height, y + reach + 1))
 
 
 def think(world: World, sheet: Sheet) -> None:
