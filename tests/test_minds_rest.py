@@ -69,7 +69,8 @@ def both_ways(text: str, pulses: int, monkeypatch: pytest.MonkeyPatch,
 
 def test_r_mind_7_a_far_monster_is_asked_once_not_every_round(asked, monkeypatch):
     """R-MIND-7: three brutes far from a long fight rest; the plain rule asks them again
-    at every round (the fight grows the log), the skip asks each once; same log."""
+    at every round (the fight grows the log), the skip at most once (none when no
+    creature of another side is within sight + 1: `minds.nothing_near`); same log."""
     text = scenario(FIELD, FIGHT + FAR)
     monkeypatch.setattr(rest, "ENABLED", False)
     plain = world_from_text(text)
@@ -81,8 +82,7 @@ def test_r_mind_7_a_far_monster_is_asked_once_not_every_round(asked, monkeypatch
     resting.run(pulses=200)
     assert [e.to_dict() for e in plain.events] == [e.to_dict() for e in resting.events]
     assert all(count > 10 for count in plain_asked.values()), plain_asked
-    assert {cid: asked[cid] for cid in ("far1", "far2", "far3")} == {
-        "far1": 1, "far2": 1, "far3": 1}
+    assert all(asked[cid] <= 1 for cid in ("far1", "far2", "far3")), asked
 
 
 def test_r_mind_1_a_change_in_reach_wakes_it_at_the_pulse_the_plain_rule_does(

@@ -124,7 +124,7 @@ def act(world: World) -> None:
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
                 or _idle(sheet, len(world.events), pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
-        quiet = nothing_near(world, sheet)
+        quiet = resting is not None and nothing_near(world, sheet)  # (rest.ENABLED too)
         if quiet and sheet.mind.wake < 0:
             # what `think` does with the built-in mind's None (and what a rest that holds
             # does when no wake is set)
