@@ -53,18 +53,19 @@ def test_creature_and_foes_within_match_seen_and_foes_mid_battle():
             world.close()
 
 
-def _fight_in_sight(foe_x: int) -> affray.World:
-    """A lookout (sight 4) at (3, 1), its sight window ending where the roster's first
-    8 x 8 block does; its ally at (foe_x - 1, 1) fights a foe at (foe_x, 1); nobody else
-    on a 20 x 3 field."""
+def lookout_world(others: str, width: int = 20) -> affray.World:
+    """A lookout (sight 4, assist) of side blue at (3, 1), its sight window ending where
+    the roster's first 8 x 8 block does, on a `width` x 3 field, with `others` (TOML
+    creature entries)."""
     from conftest import world_from_text
 
+    row = f'"{"." * width}"'
     return world_from_text(f"""
 name = "lookout"
 seed = 1
 pulses = 0
 [map]
-rows = ["....................", "....................", "...................."]
+rows = [{row}, {row}, {row}]
 [content.minds.lookout]
 assist = true
 sight = 4
@@ -73,7 +74,12 @@ id = "lookout"
 at = [3, 1]
 side = "blue"
 mind = "lookout"
-[[creatures]]
+{others}""")
+
+
+def _fight_in_sight(foe_x: int) -> affray.World:
+    """The lookout; its ally at (foe_x - 1, 1) fights a foe at (foe_x, 1)."""
+    return lookout_world(f"""[[creatures]]
 id = "friend"
 at = [{foe_x - 1}, 1]
 side = "blue"

@@ -147,6 +147,19 @@ def _check(world: affray.World) -> int:
     return len(fights)
 
 
+def battle_log(per_side: int, seed: int) -> list[dict]:
+    """The log of `affray.army(per_side, seed=seed)` played to settled."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "army.toml"
+        path.write_text(affray.army(per_side, seed=seed))
+        world = affray.load_scenario(str(path))
+        try:
+            world.run(until="settled")
+            return [event.to_dict() for event in world.events]
+        finally:
+            world.close()
+
+
 def _padded(blocks: np.ndarray, other: np.ndarray) -> list:
     """`blocks` grown to cover `other` too (a roster grows its blocks as creatures go)."""
     shape = tuple(max(a, b) for a, b in zip(blocks.shape, other.shape, strict=True))
@@ -161,25 +174,14 @@ def test_a_mind_that_skips_looking_when_no_foe_is_near_decides_the_same(monkeypa
     with every soldier looking gives the same log, event for event."""
     from affray.systems.rules import roster as roster_module
 
-    def battle() -> list[dict]:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "army.toml"
-            path.write_text(affray.army(30, seed=4))
-            world = affray.load_scenario(str(path))
-            try:
-                world.run(until="settled")
-                return [event.to_dict() for event in world.events]
-            finally:
-                world.close()
-
     calls = []
     real = roster_module.Roster.others_within
     monkeypatch.setattr(roster_module.Roster, "others_within",
                         lambda self, *args: calls.append(real(self, *args)) or calls[-1])
-    skipping = battle()
+    skipping = battle_log(30, seed=4)
     assert calls.count(False) > 100 and calls.count(True) > 100  # both ways were taken
     monkeypatch.setattr(roster_module.Roster, "others_within", lambda self, *args: True)
-    looking = battle()
+    looking = battle_log(30, seed=4)
     assert len(skipping) > 500
     assert skipping == looking
 
@@ -192,25 +194,14 @@ def test_a_mind_with_no_foe_near_rests_without_being_asked_and_the_battle_is_the
     log, event for event."""
     from affray.systems.rules import minds
 
-    def battle() -> list[dict]:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "army.toml"
-            path.write_text(affray.army(100, seed=6))
-            world = affray.load_scenario(str(path))
-            try:
-                world.run(until="settled")
-                return [event.to_dict() for event in world.events]
-            finally:
-                world.close()
-
     answers = []
     real = minds.nothing_near
     monkeypatch.setattr(minds, "nothing_near",
                         lambda world, sheet: answers.append(real(world, sheet)) or answers[-1])
-    resting = battle()
+    resting = battle_log(100, seed=6)
     assert answers.count(True) > 100 and answers.count(False) > 1000  # both ways taken
     monkeypatch.setattr(minds, "nothing_near", lambda world, sheet: False)
-    asked = battle()
+    asked = battle_log(100, seed=6)
     assert len(resting) > 500
     assert resting == asked
 
@@ -219,30 +210,13 @@ def test_nothing_near_is_false_for_a_mind_with_something_to_do():
     """R-MIND-3 / R-MIND-5 / R-ACT-1: a foe at sight + 1 (one beside an ally it may see
     fighting), a memory of its attacker, a flight under way, or a game's own mind: the
     mind must be asked."""
-    from conftest import world_from_text
+    from test_mind_view_lookups import lookout_world
 
     from affray.systems.rules import minds
 
     def lone(foe_x: int) -> affray.World:
-        return world_from_text(f"""
-name = "near"
-seed = 1
-pulses = 0
-[map]
-rows = ["{'.' * 24}", "{'.' * 24}", "{'.' * 24}"]
-[content.minds.lookout]
-assist = true
-sight = 4
-[[creatures]]
-id = "lookout"
-at = [3, 1]
-side = "blue"
-mind = "lookout"
-[[creatures]]
-id = "foe"
-at = [{foe_x}, 1]
-side = "red"
-""")
+        return lookout_world(f'[[creatures]]\nid = "foe"\nat = [{foe_x}, 1]\nside = "red"\n',
+                             width=24)
 
     world = lone(8)  # 5 cells off: sight + 1, in the next 8 x 8 block
     try:
