@@ -240,3 +240,33 @@ def test_nothing_near_is_false_for_a_mind_with_something_to_do():
         assert minds.nothing_near(world, sheet)
     finally:
         world.close()
+
+
+def test_a_hand_move_and_touch_make_the_kept_fields_and_rests_look_again():
+    """docs/api.md: a game that moves a creature by hand calls `touch`; then the roster
+    has its new cell (and block), the blocking fields kept for one state of the grid
+    are let go (`Grid.version` moves on: walking.blocking_field), and the resting minds'
+    records are forgotten (no stamp said what changed: minds/rest.py)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "army.toml"
+        path.write_text(affray.army(30))
+        world = affray.load_scenario(str(path))
+        try:
+            world.run(200)
+            assert world.stirs is not None and world.stirs.rests  # minds at rest
+            grid = world.grid
+            sheet = next(s for s in world.sheets.values() if s.vitals.alive
+                         and not grid.occupant[s.position.y, s.position.x + 1]
+                         and s.position.x + 1 < grid.width and s.combat.fighting is None)
+            x, y = sheet.position.x, sheet.position.y
+            grid.occupant[y, x], grid.occupant[y, x + 1] = 0, sheet.entity
+            sheet.position.x = x + 1
+            version = grid.version
+            world.touch(sheet.id)
+            assert grid.version > version
+            assert world.stirs.rests == {}
+            _check(world)  # rows, cells and block counts follow the move
+            world.run(100)  # and the battle goes on from there
+            _check(world)
+        finally:
+            world.close()

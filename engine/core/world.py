@@ -660,12 +660,19 @@ class World:
 
     def touch(self, creature_id: str | None = None) -> None:
         """Tell the engine a creature's components were changed by hand (None: any
-        creature, or many): the vectorised round's cached columns, the minds' roster and
-        `view()` read it again. The engine's own changes and the API's need no call
-        (docs/api.md)."""
+        creature, or many): the vectorised round's cached columns, the minds' roster,
+        their kept blocking fields and rest records, and `view()` read it again. The
+        engine's own changes and the API's need no call (docs/api.md)."""
+        from affray.systems.rules.minds.rest import forget_all
+
         entity = None if creature_id is None else self.entity(creature_id)
         if self.volley_cache is not None:
             self.volley_cache.touch(entity)
+        # What else may have moved unseen: the cells (the blocking fields kept while
+        # `Grid.version` stands, walking.blocking_field) and what resting minds read
+        # (minds/rest.py: no stamp says it). Both are looked at again.
+        self.grid.version += 1
+        forget_all(self)
         if entity is None:
             self.roster = rebuild_roster(self.sheets)
             self.view_cache = None
