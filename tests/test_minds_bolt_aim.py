@@ -48,7 +48,7 @@ def aim_scenario() -> str:
 
 
 def test_the_first_on_the_line_decides(make_world) -> None:
-    """R-MIND-6, R-SHAPE-1: an ally first on the line: True; a clear line to the foe:
+    """R-MIND-6: an ally first on the line: True; a clear line to the foe:
     False; a wall first (no one struck), or a foe first: False (the preview decides)."""
     world = make_world(aim_scenario())
     view = MindView(world, world.sheets[world.by_id["archer"]])

@@ -305,3 +305,12 @@ class EventLog(MutableSequence[Any]):
 
     def reverse(self) -> None:
         self._edit().reverse()
+
+
+def log_lazily(log: Any, source: LazySource, start: int, stop: int) -> None:
+    """Append events `start:stop` of `source` to a world's log: as a lazy block, or
+    built now when a game replaced `world.events` with a plain list."""
+    if type(log) is EventLog:
+        log.push_lazy(source, start, stop)
+    else:
+        log.extend(source.objects()[start:stop])

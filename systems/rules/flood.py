@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from affray.core.collector import collector_paused
-from affray.core.event_log import EventLog
+from affray.core.event_log import log_lazily
 from affray.core.events import Damage, Immune
 from affray.data.defs import ARMOR_COLUMNS
 from affray.systems.rules.casting import CastRecord, Strike
@@ -197,15 +197,6 @@ class FloodEvents:
         return self._objects
 
 
-def _log_plain(world: World, source: FloodEvents, start: int, stop: int) -> None:
-    """Victims `start:stop`'s events: a lazy block, or built now in a game's plain list."""
-    log = world.events
-    if type(log) is EventLog:
-        log.push_lazy(source, start, stop)
-    else:
-        log.extend(source.objects()[start:stop])
-
-
 def strike_many(world: World, record: CastRecord, victims: list[Sheet],
                 cause: str) -> list[Strike]:
     """Strike every creature of `victims` (living, in queue order) with the cast, as
@@ -295,7 +286,7 @@ def strike_many(world: World, record: CastRecord, victims: list[Sheet],
             results.extend(made)
             for sheet, hp_left in zip(victims[begin:i], left[begin:i], strict=True):
                 sheet.vitals.hp = hp_left
-            _log_plain(world, events, begin, i)
+            log_lazily(world.events, events, begin, i)
         if i < n:
             results.append(one(i, victims[i]))
         begin = i + 1

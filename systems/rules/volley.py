@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from affray.core.collector import collector_paused
-from affray.core.event_log import EventLog
+from affray.core.event_log import log_lazily
 from affray.core.events import Damage, Defended, Immune, Miss
 from affray.systems.rules.blow import pay_movement, regained_move
 from affray.systems.rules.damage import inflict
@@ -489,11 +489,7 @@ class BlowEvents:
 def log_blows(world: World, source: BlowEvents, start: int, stop: int) -> None:
     """Append blows `start:stop`'s events to the log: as a lazy block, or built now when
     a game replaced `world.events` with a plain list."""
-    log = world.events
-    if type(log) is EventLog:
-        log.push_lazy(source, start, stop)
-    else:
-        log.extend(source.objects()[start:stop])
+    log_lazily(world.events, source, start, stop)
 
 
 def volley_round(world: World) -> None:

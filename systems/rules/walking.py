@@ -230,7 +230,7 @@ def _walkable_grid(grid: Grid) -> np.ndarray:
     cached = grid.cache.get("walkable")
     if cached is not None and cached[0] == grid.terrain_version:
         return cached[1]  # type: ignore[no-any-return]
-    walkable_ = (grid.terrain != _WALL) & ~grid.shut
+    walkable_ = walkable(grid, 0, 0, grid.width, grid.height) != 0
     grid.cache["walkable"] = (grid.terrain_version, walkable_)
     return walkable_
 

@@ -197,12 +197,11 @@ def nothing_near(world: World, sheet: Sheet) -> bool:
     traits = world.content.minds.get(mind.name)  # type: ignore[arg-type]
     if traits is None:
         return False
-    x, y = sheet.position.x, sheet.position.y
-    reach = traits.sight + 1
-    grid = world.grid
-    return not world.roster.others_within(
-        sheet.creature.side, max(0, x - reach), max(0, y - reach),
-        min(grid.width, x + reach + 1), min(grid.height, y + reach + 1))
+    from affray.systems.rules.sight import window
+
+    position = sheet.position
+    x0, y0, x1, y1 = window(world.grid, (position.x, position.y), traits.sight + 1)
+    return not world.roster.others_within(sheet.creature.side, x0, y0, x1, y1)
 
 
 def think(world: World, sheet: Sheet) -> None:
