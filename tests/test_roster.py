@@ -171,9 +171,12 @@ def _padded(blocks: np.ndarray, other: np.ndarray) -> list:
 def test_a_mind_that_skips_looking_when_no_foe_is_near_decides_the_same(monkeypatch):
     """R-MIND-2 / R-SIDE-1: with no creature of another side in its sight window a
     mind sees no foe without a field of view (`MindView._foe_rows`); a battle played
-    with every soldier looking gives the same log, event for event."""
+    with every soldier looking gives the same log, event for event. (The block counts
+    answer when a side has no look: none here, minds/crowd.py.)"""
     from affray.systems.rules import roster as roster_module
+    from affray.systems.rules.minds import crowd
 
+    monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
     calls = []
     real = roster_module.Roster.others_within
     monkeypatch.setattr(roster_module.Roster, "others_within",

@@ -35,6 +35,9 @@ class Terrain(IntEnum):
 
 
 TERRAIN_NAMES = {t: t.name.lower() for t in Terrain}
+# The codes as plain ints, for the hot paths: on Python 3.11 each `Terrain.WALL` is a
+# call of the enum class's __getattr__, and every step of every soldier reads them.
+WALL, WATER = int(Terrain.WALL), int(Terrain.WATER)
 # The thickest ice a cell holds, in cm: the int16 array's top (R-TERR-2).
 ICE_CM_MAX = int(np.iinfo(np.int16).max)
 
@@ -106,7 +109,7 @@ class Grid:
 
     def blocks(self, x: int, y: int) -> bool:
         """Walls and shut doors block movement, sight and line of effect (R-GRID-1)."""
-        return bool(self.terrain[y, x] == Terrain.WALL or self.shut[y, x])
+        return bool(self.terrain[y, x] == WALL or self.shut[y, x])
 
     def occupant_at(self, x: int, y: int) -> int:
         """Entity id of the creature on the cell, 0 when empty."""

@@ -29,7 +29,7 @@ from affray.core.actions import (
     action_name,
 )
 from affray.core.errors import ActionError, UsageError
-from affray.core.grid import Terrain, chebyshev
+from affray.core.grid import WALL, chebyshev
 from affray.data.defs import VIAS
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def door_problem(world: World, action: Open | Close, here: tuple[int, int]) -> s
 def _check_move(world: World, action: Move, here: tuple[int, int]) -> None:
     cell = as_cell(action.to, "move", "to")
     check_cell(world, cell, "move", "to")
-    if world.grid.terrain[cell[1], cell[0]] == Terrain.WALL:
+    if world.grid.terrain[cell[1], cell[0]] == WALL:
         raise ActionError(f"move: {action.actor!r} cannot walk into the wall at {list(cell)}")
     if chebyshev(here, cell) != 1:
         raise ActionError(f"move: {list(cell)} is not beside {action.actor!r} at "

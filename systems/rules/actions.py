@@ -24,7 +24,7 @@ from affray.core.actions import (
     action_name,
 )
 from affray.core.events import CastFailed, DoorChanged, Fled, Moved, Refused
-from affray.core.grid import Terrain, chebyshev
+from affray.core.grid import WATER, chebyshev
 from affray.systems.rules.blow import one_hit
 from affray.systems.rules.engagement import start_fight
 from affray.systems.rules.hit import VictimDeath
@@ -128,7 +128,7 @@ def _move(world: World, sheet: Sheet, action: Move) -> None:
     flee = isinstance(action, Flee)
     world.emit((Fled if flee else Moved)(world.pulse, sheet.id, before, (x, y)))
     world.place(sheet.entity, position, x, y, why="fled" if flee else "apart")  # R-ACT-3
-    if grid.terrain[y, x] == Terrain.WATER:
+    if grid.terrain[y, x] == WATER:
         end_status(world, sheet, "burning")  # R-STAT-1: entering water puts it out
     raise_lag(world, sheet, "wait", world.content.world.move_wait, own=True)
 

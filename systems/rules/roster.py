@@ -20,6 +20,13 @@ tell at once that no creature of another side stands anywhere in its sight windo
 (`others_within`): a soldier marching among thousands of its own side then looks at no
 field of view at all.
 
+And it stamps each change: `changes[code]` counts the changes to the cells or lives of
+a side's creatures (a step, a death), `total` every change (a creature written by
+`put` counts for every side), so `others_stamp(code)` moves on exactly when the
+creatures of the other sides may stand elsewhere than before: what the minds of one
+side work out together from the others' cells holds while it stands
+(minds/crowd.py).
+
 Reads and writes only itself; the World calls it.
 """
 
@@ -55,13 +62,21 @@ class Roster:
         self.side_of = np.zeros(64, dtype=np.int32)  # by entity id: side code + 1, 0 none
         # [side code, y >> BLOCK_SHIFT, x >> BLOCK_SHIFT]: the living creatures there
         self.blocks = np.zeros((1, 1, 1), dtype=np.int32)
+        self.changes: list[int] = []  # by side code: steps and deaths of that side
+        self.total = 0  # every change, `put` included
 
     def code(self, side: str) -> int:
         """The small int standing for a side name (given on first sight)."""
         code = self.side_codes.get(side)
         if code is None:
             code = self.side_codes[side] = len(self.side_codes)
+            self.changes.append(0)
         return code
+
+    def others_stamp(self, code: int) -> int:
+        """A number that moves on whenever a creature of a side other than `code` may
+        have changed its cell or died, or any creature was written (module docstring)."""
+        return self.total - self.changes[code]
 
     def _grow(self, size: int) -> None:
         if size <= len(self.entity):
@@ -99,6 +114,7 @@ class Roster:
 
     def put(self, sheet: Sheet) -> None:
         """Write a creature's row (its slot), as it is now."""
+        self.total += 1
         row = sheet.creature.slot
         self._grow(row + 1)
         if row >= self.count:
@@ -135,6 +151,7 @@ class Roster:
             for sheet in sheets:
                 self.put(sheet)
             return
+        self.total += 1  # (one change for the batch: the stamps only need to move on)
         rows_read = fields if fields is not None else map(_PUT_FIELDS, sheets)
         slots, entities, xs, ys, names, alive = zip(*rows_read, strict=True)
         end = count + len(sheets)
@@ -179,16 +196,21 @@ class Roster:
 
     def moved(self, sheet: Sheet) -> None:
         row = sheet.creature.slot
+        side = int(self.side[row])
+        self.changes[side] += 1
+        self.total += 1
         x, y = sheet.position.x, sheet.position.y
         if self.alive[row] and ((x ^ int(self.x[row])) | (y ^ int(self.y[row]))) >> BLOCK_SHIFT:
             self._uncount(row)  # into another block
             self.x[row], self.y[row] = x, y
-            self._count(int(self.side[row]), x, y, 1)
+            self._count(side, x, y, 1)
         else:
             self.x[row], self.y[row] = x, y
 
     def died(self, sheet: Sheet) -> None:
         row = sheet.creature.slot
+        self.changes[int(self.side[row])] += 1
+        self.total += 1
         if self.alive[row]:
             self._uncount(row)
         self.alive[row] = False

@@ -20,8 +20,11 @@ MAX_BYTES = 1 << 30  # 1 GiB of arrays
 
 
 def _size(value: Any) -> int:
-    """The bytes of an entry's array (a View's `seen`, a Field's `dist`); 64 for one
-    that holds none (an OpenField works its values out)."""
+    """The bytes of an entry's array (a View's `seen`, a Field's `dist`, a side's look's
+    `nbytes`); 64 for one that holds none (an OpenField works its values out)."""
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int):
+        return max(64, nbytes)
     array = getattr(value, "dist", None)
     if array is None:
         array = getattr(value, "seen", None)

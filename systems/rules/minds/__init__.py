@@ -190,18 +190,19 @@ def nothing_near(world: World, sheet: Sheet) -> bool:
     assist no fight of its side it could see (a fight it sees has a creature of another
     side in it, one it sees or one beside an ally it sees, R-ACT-3), and its memory is
     empty. So what `think` would do is done: no view, no field of view (a soldier in
-    the rear of a marching army)."""
+    the rear of a marching army). The side's look (crowd.py) answers it when it has
+    one, else the block counts, which may send to `think` one that had nothing near."""
     mind = sheet.mind
     if mind.target is not None or mind.fleeing or mind.name in _REGISTERED:
         return False
     traits = world.content.minds.get(mind.name)  # type: ignore[arg-type]
     if traits is None:
         return False
-    from affray.systems.rules.sight import window
+    from affray.systems.rules.minds.crowd import others_near
 
     position = sheet.position
-    x0, y0, x1, y1 = window(world.grid, (position.x, position.y), traits.sight + 1)
-    return not world.roster.others_within(sheet.creature.side, x0, y0, x1, y1)
+    return not others_near(world, sheet.creature.side, (position.x, position.y),
+                           traits.sight + 1)
 
 
 def think(world: World, sheet: Sheet) -> None:

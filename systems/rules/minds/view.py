@@ -19,6 +19,7 @@ import numpy as np
 from affray.systems.rules import sight as vision
 from affray.systems.rules import walking
 from affray.systems.rules.engagement import beside
+from affray.systems.rules.minds import crowd
 
 if TYPE_CHECKING:
     from affray.components import Mind
@@ -172,12 +173,11 @@ class MindView:
         living of another side on the cells of its field of view, read from the grid's
         occupants and the roster's side of each entity, so that only the foes are
         gathered, not everyone it sees. Nothing, without a field of view, when no
-        creature of another side stands in its sight window at all (the roster's block
-        counts)."""
+        creature of another side stands in its sight window at all
+        (`crowd.others_near`)."""
         world = self._world
         roster = world.roster
-        x0, y0, x1, y1 = vision.window(world.grid, self.me.at, self.sight)
-        if not roster.others_within(self.me.side, x0, y0, x1, y1):
+        if not crowd.others_near(world, self.me.side, self.me.at, self.sight):
             self._reads(self.sight)  # what looking would have read
             return _NO_ROWS, _NO_ROWS, _NO_ROWS
         fov = self._fov
@@ -241,7 +241,11 @@ class MindView:
         """R-MIND-3: the foe it sees nearest by walking distance, ties to the earlier
         spawn; None when it sees none or can reach none. (`nearest(self.foes)`, in numpy:
         one look-up of its own walk field at the foes' cells; the earliest spawn among
-        the nearest is the least row, so the foes need no sorting.)"""
+        the nearest is the least row, so the foes need no sorting.) On open ground, the
+        side's look answers (crowd.py)."""
+        crowded = self._crowd_nearest()
+        if crowded is not False:
+            return crowded  # type: ignore[return-value]
         rows, xs, ys = self._foes_any_order
         if not len(rows):
             return None
@@ -268,6 +272,23 @@ class MindView:
                 best = int(rows[values == value].min())
                 return seen_of(self._world.sheets[int(roster.entity[best])])
         return None
+
+    def _crowd_nearest(self) -> Seen | bool | None:
+        """`nearest_foe` from the side's look (crowd.py), when it has one and the window
+        of its walk field has no wall or shut door in it (it sees every cell within its
+        sight, and walks there as the crow flies): the least row within the distance
+        of the nearest foe. False: not answered so."""
+        world = self._world
+        look = crowd.look_of(world, world.roster.code(self.me.side))
+        if look is None or not walking.open_window(world.grid, self.me.at, self._reach):
+            return False
+        self._reads(self.sight)  # what looking would have read
+        x, y = self.me.at
+        distance = look.nearest(x, y)
+        if distance > self.sight:
+            return None
+        best = look.first_within(x, y, distance)
+        return seen_of(world.sheets[int(world.roster.entity[best])])
 
     def foes_beside(self) -> tuple[Seen, ...]:
         near = np.sort(self._foes_any_order[0][self._foe_distances(any_order=True) == 1])
@@ -452,8 +473,7 @@ class MindView:
         # Each fight found has a living creature of another side in it, one it sees or
         # one beside an ally it sees (fighters stand beside each other, R-ACT-3): none
         # within sight + 1, no such fight, and no field of view is needed.
-        x0, y0, x1, y1 = vision.window(world.grid, self.me.at, self.sight + 1)
-        if not roster.others_within(self.me.side, x0, y0, x1, y1):
+        if not crowd.others_near(world, self.me.side, self.me.at, self.sight + 1):
             return ()
         fighters = roster.rows_of(np.fromiter(world.fighting, np.int64, len(world.fighting)))
         seen = np.zeros(roster.count, dtype=bool)

@@ -1,0 +1,293 @@
+"""A side's look (minds/crowd.py) answers as each of its creatures looking alone would
+(R-MIND-2, R-MIND-3, R-SIDE-1).
+
+The look is two maps of the grid made once per state of the other sides: the distance
+to the nearest creature of another side, and who stands where. It answers
+`nothing_near` and `MindView.nearest_foe` for a whole side while the others stand. It
+must change the cost and nothing else: the same answers, the same logs, and no answer
+from a look the others' moves made stale.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import world_from_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_minds_properties import worlds
+
+import affray
+from affray.data.armies import CONTENT as ARMY_CONTENT
+from affray.systems.rules import walking
+from affray.systems.rules.minds import crowd, nothing_near
+from affray.systems.rules.minds.view import MindView
+
+
+def _chebyshev(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def _others(world: affray.World, sheet) -> list:
+    return [s for s in world.sheets.values()
+            if s.vitals.alive and s.creature.side != sheet.creature.side]
+
+
+def _check_every_creature(world: affray.World, monkeypatch) -> int:
+    """For every living creature: the look's distance is the least Chebyshev distance
+    to a living creature of another side, `others_near` is exact with a look, and the
+    look's nearest foe (when the window is open) is the long way's. Returns how many
+    creatures the look answered for."""
+    answered = 0
+    for sheet in [s for s in world.sheets.values() if s.vitals.alive]:
+        at = (sheet.position.x, sheet.position.y)
+        others = _others(world, sheet)
+        nearest = min((_chebyshev(at, (o.position.x, o.position.y)) for o in others),
+                      default=None)
+        look = crowd.make_look(world, world.roster.code(sheet.creature.side))
+        assert look.nearest(*at) == (crowd.FAR if nearest is None else nearest)
+        for radius in (0, 1, 2, 5, 8, 30):
+            expected = nearest is not None and nearest <= radius
+            monkeypatch.setattr(crowd, "WARM", 1)
+            assert crowd.others_near(world, sheet.creature.side, at, radius) == expected
+        monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
+        long_way = MindView(world, sheet).nearest_foe()
+        monkeypatch.undo()
+        monkeypatch.setattr(crowd, "WARM", 1)
+        view = MindView(world, sheet)
+        quick = view._crowd_nearest()
+        if walking.open_window(world.grid, at, view._reach):
+            assert quick == long_way
+            answered += 1
+        else:
+            assert quick is False  # a wall or a shut door in the window: the long way
+        monkeypatch.undo()
+    return answered
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds(), st.integers(0, 30))
+def test_the_look_answers_as_each_creature_looking_alone_on_random_maps(made, pulses):
+    """R-MIND-2 / R-MIND-3 / R-SIDE-1 on random maps (walls, doors, water, several sides,
+    after some pulses of play): the distance to the nearest creature of another side,
+    whether one stands within a reach, and the nearest foe of every creature whose
+    window is open are the per-creature look's; with a wall in the window the look
+    gives no answer."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        world = world_from_text(made)
+        try:
+            world.run(pulses)
+            world.enter()
+            _check_every_creature(world, monkeypatch)
+        finally:
+            world.close()
+
+
+def test_the_look_answers_as_each_soldier_looking_alone_mid_battle(monkeypatch):
+    """R-MIND-3 / R-SIDE-1 where the look is meant to work, an army on open ground: at
+    three moments of a battle, every soldier's nearest foe from its side's look is the
+    one it finds looking alone, ties to the earlier spawn included."""
+    world = world_from_text(affray.army(30, seed=4))
+    try:
+        answered = 0
+        for pulses in (120, 80, 120):
+            world.run(pulses)
+            world.enter()
+            answered += _check_every_creature(world, monkeypatch)
+        assert answered > 100
+    finally:
+        world.close()
+
+
+def _log(text: str, pulses: int) -> list[str]:
+    world = world_from_text(text)
+    try:
+        world.run(pulses)
+        return [repr(event) for event in world.events]
+    finally:
+        world.close()
+
+
+def _mixed_battle(seed: int) -> str:
+    """Three sides spawned interleaved (every creature's turn may move another side's)
+    on a 40 x 24 field with walls, a pond and a shut door; the army's soldiers."""
+    rng = random.Random(seed)
+    width, height = 40, 24
+    rows = [["."] * width for _ in range(height)]
+    for _ in range(70):
+        rows[rng.randrange(height)][rng.randrange(width)] = "#"
+    for y in range(9, 13):
+        for x in range(18, 22):
+            rows[y][x] = "~"
+    rows[2][2] = "+"
+    free = [(x, y) for y in range(height) for x in range(width) if rows[y][x] == "."]
+    cells = rng.sample(free, 72)
+    kinds = (("soldier", "warrior"), ("levy", "levy"), ("bowman", "archer"))
+    lines = [f"name = \"mixed\"\nseed = {seed}\npulses = 100000\n[map]\nrows = ["]
+    lines += [f'  "{"".join(row)}",' for row in rows]
+    lines.append("]")
+    for index, (x, y) in enumerate(cells):
+        template, mind = kinds[index % 3]
+        side = ("red", "blue", "green")[index % 3 if index % 2 else (index // 2) % 3]
+        lines += ["[[creatures]]", f'id = "c{index}"', f'template = "{template}"',
+                  f'side = "{side}"', f'mind = "{mind}"', f"at = [{x}, {y}]"]
+    return "\n".join(lines) + "\n" + ARMY_CONTENT
+
+
+@pytest.mark.parametrize(("text", "pulses"), [
+    pytest.param(affray.army(40, seed=1), 500, id="army(40) seed 1"),
+    pytest.param(_mixed_battle(3), 400, id="three sides interleaved, walls"),
+    pytest.param(_mixed_battle(8), 400, id="three sides interleaved, walls, seed 8"),
+])
+def test_a_battle_logs_the_same_with_looks_made_at_once_or_never(text, pulses, monkeypatch):
+    """R-MIND-1 / R-MIND-7: the look changes what a pulse costs, never what happens: a
+    battle logs event for event the same whether every side's look is made at its first
+    ask (WARM = 1), after the default warm-up, or never (every creature looks alone)."""
+    default = _log(text, pulses)
+    monkeypatch.setattr(crowd, "WARM", 1)
+    at_once = _log(text, pulses)
+    monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
+    never = _log(text, pulses)
+    assert len(default) > 300
+    assert at_once == default
+    assert never == default
+
+
+def _field_world() -> affray.World:
+    """On a 30 x 12 field: red `a` at (2, 2) and `b` at (3, 9); blue `c` at (20, 2)."""
+    row = '"' + "." * 30 + '"'
+    rows = ", ".join([row] * 12)
+    world = world_from_text(f"""
+name = "field"
+seed = 1
+pulses = 0
+[map]
+rows = [{rows}]
+[content.minds.watch]
+aggressive = true
+sight = 6
+[[creatures]]
+id = "a"
+at = [2, 2]
+side = "red"
+mind = "watch"
+[[creatures]]
+id = "b"
+at = [3, 9]
+side = "red"
+mind = "watch"
+[[creatures]]
+id = "c"
+at = [20, 2]
+side = "blue"
+mind = "watch"
+""")
+    world.enter()
+    return world
+
+
+def test_a_side_asks_warm_times_before_its_look_is_made_and_keeps_it_while_the_others_stand():
+    """The look is made at a side's WARM-th ask at one stamp of the others, then kept;
+    a step of its own side keeps it (the maps are of the others), a step or a death of
+    another side, or a creature written again, makes it stale."""
+    world = _field_world()
+    try:
+        red = world.roster.code("red")
+        for _ in range(crowd.WARM - 1):
+            assert crowd.look_of(world, red) is None
+        look = crowd.look_of(world, red)
+        assert look is not None and look.nearest(2, 2) == 18
+        assert crowd.look_of(world, red) is look
+        world.place(world.entity("b"), world.sheet("b").position, 4, 9, why="apart")
+        assert crowd.look_of(world, red) is look  # its own side moved: still good
+        world.place(world.entity("c"), world.sheet("c").position, 19, 2, why="apart")
+        assert crowd.look_of(world, red) is None  # the foe stepped: stale
+        for _ in range(crowd.WARM - 1):
+            crowd.look_of(world, red)
+        fresh = crowd.look_of(world, red)
+        assert fresh is not None and fresh is not look and fresh.nearest(2, 2) == 17
+        world.touch("a")
+        assert crowd.look_of(world, red) is None  # written by hand: looked at again
+    finally:
+        world.close()
+
+
+def test_the_look_finds_no_foe_where_the_blocks_would_send_a_mind_to_look():
+    """`nothing_near` with a look is exact: a foe 8 cells off (sight 6 + 2) stands in a
+    block the roster's counts overlap, so without a look the mind is asked (and finds
+    nothing); with the look it is known at once that nothing is near. One cell nearer
+    (sight + 1), something is near either way."""
+    world = _field_world()
+    try:
+        c = world.sheet("c")
+        world.place(c.entity, c.position, 10, 2, why="apart")
+        a = world.sheet("a")
+        assert world.roster.others_within("red", 0, 0, 10, 10)  # the blocks: maybe
+        for _ in range(crowd.WARM):
+            crowd.look_of(world, world.roster.code("red"))
+        assert nothing_near(world, a)
+        world.place(c.entity, c.position, 9, 2, why="apart")
+        assert not nothing_near(world, a)
+    finally:
+        world.close()
+
+
+def test_a_look_is_made_for_a_side_with_no_foe_at_all():
+    """With nobody of another side alive, every cell is FAR from one: nothing near,
+    no foe."""
+    world = _field_world()
+    try:
+        from affray.systems.rules.damage import kill
+        from affray.systems.rules.hit import VictimDeath
+
+        with pytest.raises(VictimDeath):
+            kill(world, world.sheet("c"), world.sheet("a"))
+        look = crowd.make_look(world, world.roster.code("red"))
+        assert look.nearest(2, 2) == crowd.FAR
+        assert look.first_within(2, 2, 30) == crowd.NOBODY
+    finally:
+        world.close()
+
+
+def _ring_world(near: tuple[int, int], far: tuple[int, int], tie: tuple[int, int]) -> str:
+    """Red `me` at (10, 10) on a 21 x 21 field; blue `far` (spawned first, one cell
+    beyond the nearest distance), blue `tie` and blue `near` (spawned last), at these
+    offsets from `me`."""
+    row = '"' + "." * 21 + '"'
+    lines = ["name = \"ring\"\nseed = 1\npulses = 0\n[map]", f"rows = [{', '.join([row] * 21)}]",
+             "[content.minds.watch]\naggressive = true\nsight = 8"]
+    for name, side, (dx, dy) in (("far", "blue", far), ("tie", "blue", tie),
+                                 ("me", "red", (0, 0)), ("near", "blue", near)):
+        lines += ["[[creatures]]", f'id = "{name}"', f'side = "{side}"', 'mind = "watch"',
+                  f"at = [{10 + dx}, {10 + dy}]"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("near", "far", "tie", "expected"), [
+    ((3, 0), (4, 0), (-3, 2), "tie"),     # the nearest two tie: the earlier spawn
+    ((0, 3), (0, 4), (0, -5), "near"),    # below; one farther below, spawned before
+    ((0, -3), (1, -4), (2, 6), "near"),   # above
+    ((-3, 1), (-4, -1), (7, 7), "near"),  # left
+    ((3, -2), (4, 4), (-6, 0), "near"),   # right, the farther one on a corner
+    ((2, 2), (3, 3), (-2, -2), "tie"),    # corners
+])
+def test_the_looks_nearest_foe_is_the_least_row_at_the_least_distance(
+        near, far, tie, expected, monkeypatch):
+    """R-MIND-3: the foe it goes for is the nearest (Chebyshev, on open ground), ties to
+    the earlier spawn: a foe one cell farther is never taken, however early it came,
+    on each side of the square; both the look and the long way say so."""
+    world = world_from_text(_ring_world(near, far, tie))
+    try:
+        world.enter()
+        me = world.sheet("me")
+        monkeypatch.setattr(crowd, "WARM", 1)
+        assert MindView(world, me).nearest_foe().id == expected
+        look = crowd.look_of(world, world.roster.code("red"))
+        distance = look.nearest(10, 10)
+        assert distance == max(abs(near[0]), abs(near[1]))
+        assert look.first_within(10, 10, distance) == world.sheet(expected).creature.slot
+        monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
+        assert MindView(world, me).nearest_foe().id == expected
+    finally:
+        world.close()
