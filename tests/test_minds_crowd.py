@@ -291,3 +291,117 @@ def test_the_looks_nearest_foe_is_the_least_row_at_the_least_distance(
         assert MindView(world, me).nearest_foe().id == expected
     finally:
         world.close()
+
+
+def _hemmed_world() -> affray.World:
+    """Red `me` (aggressive, sight 6) at (5, 5) among eight red allies with no mind,
+    blue `foe` at (10, 5), blue `far` at (5, 11) beyond its sight... and a spare cell
+    ring around them, on a 16 x 14 field."""
+    row = '"' + "." * 16 + '"'
+    allies = [(x, y) for x in (4, 5, 6) for y in (4, 5, 6) if (x, y) != (5, 5)]
+    lines = ["name = \"hemmed\"\nseed = 1\npulses = 100\n[map]",
+             f"rows = [{', '.join([row] * 14)}]",
+             "[content.minds.watch]\naggressive = true\nsight = 6",
+             "[[creatures]]\nid = \"me\"\nside = \"red\"\nmind = \"watch\"\nat = [5, 5]"]
+    for index, (x, y) in enumerate(allies):
+        lines += ["[[creatures]]", f'id = "ally{index}"', 'side = "red"', f"at = [{x}, {y}]"]
+    lines += ["[[creatures]]\nid = \"foe\"\nside = \"blue\"\nat = [10, 5]",
+              "[[creatures]]\nid = \"far\"\nside = \"blue\"\nat = [5, 13]"]
+    return world_from_text("\n".join(lines) + "\n")
+
+
+def _settle_in(world: affray.World) -> None:
+    """Two decisions of `me`: the first takes its foe into its memory, the second finds
+    nothing changed in itself and is recorded (`minds.stir` has it asked again)."""
+    from affray.systems.rules.minds import stir
+
+    world.tick()
+    stir(world)
+    world.tick()
+
+
+def _decides(world: affray.World, creature: str):
+    from affray.systems.rules.minds.traits import decide
+
+    sheet = world.sheet(creature)
+    return decide(MindView(world, sheet), sheet.id)
+
+
+def test_a_soldier_hemmed_in_rests_while_its_cells_stay_taken_and_its_foe_stands(monkeypatch):
+    """R-MIND-3 / R-MIND-1: hemmed in by its own side, a soldier going for the foe its
+    side's look names does nothing; that rest holds through changes within its sight
+    (`rest.still` is True, and asking it gives nothing again) until a neighbouring cell
+    frees, its foe steps, or a nearer foe comes: then it is asked (False), and asking
+    does something else."""
+    from affray.systems.rules.minds import rest
+
+    monkeypatch.setattr(crowd, "WARM", 1)
+    world = _hemmed_world()
+    try:
+        _settle_in(world)
+        me, foe = world.sheet("me"), world.sheet("foe")
+        record = world.stirs.rests[me.entity]
+        assert record.hemmed == foe.creature.slot
+        assert me.mind.target == "foe" and me.mind.last_seen == (10, 5)
+        world.stirs.stamp(8, 8)  # something changed within its sight
+        assert rest.still(world, me) and _decides(world, "me") is None
+        # its foe steps: its memory would change
+        world.place(foe.entity, foe.position, 10, 6, why="apart")
+        assert not rest.still(world, me)
+        world.place(foe.entity, foe.position, 10, 5, why="apart")
+        assert rest.still(world, me)
+        # a nearer foe comes into sight: it would go for that one
+        far = world.sheet("far")
+        world.place(far.entity, far.position, 5, 8, why="apart")
+        assert not rest.still(world, me)
+        assert _decides(world, "me") is None and me.mind.target == "far"
+        me.mind.target, me.mind.last_seen = "foe", (10, 5)  # as recorded
+        world.place(far.entity, far.position, 5, 13, why="apart")
+        assert rest.still(world, me)
+        # an ally steps away: a cell frees and it steps into it
+        ally = world.sheet("ally7")
+        assert (ally.position.x, ally.position.y) == (6, 6)
+        world.place(ally.entity, ally.position, 7, 7, why="apart")
+        assert not rest.still(world, me)
+        assert _decides(world, "me") is not None
+    finally:
+        world.close()
+
+
+def test_a_hemmed_rest_needs_the_look(monkeypatch):
+    """Without its side's look (a wall in its walk window, or none made yet) the rest
+    of a hemmed soldier is an ordinary one: a change within its reach has it asked."""
+    from affray.systems.rules.minds import rest
+
+    monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
+    world = _hemmed_world()
+    try:
+        _settle_in(world)
+        me = world.sheet("me")
+        assert world.stirs.rests[me.entity].hemmed is None
+        world.stirs.stamp(8, 8)
+        assert not rest.still(world, me)
+    finally:
+        world.close()
+
+
+@pytest.mark.parametrize(("per_side", "seed", "pulses"), [(120, 2, 420), (200, 7, 300)])
+def test_a_battle_logs_the_same_with_hemmed_rests_or_without(per_side, seed, pulses,
+                                                            monkeypatch):
+    """R-MIND-1 / R-MIND-7: soldiers hemmed in behind the front rest until a cell frees
+    or their foe changes; asking each of them every pulse instead gives the same battle,
+    event for event (and the rest was taken many times)."""
+    from affray.systems.rules.minds import rest
+
+    held = []
+    real = rest.hemmed_still
+    monkeypatch.setattr(rest, "hemmed_still",
+                        lambda world, sheet, row: held.append(real(world, sheet, row))
+                        or held[-1])
+    text = affray.army(per_side, seed=seed)
+    resting = _log(text, pulses)
+    assert held.count(True) > 200
+    monkeypatch.setattr(rest, "hemmed_still", lambda world, sheet, row: False)
+    asked = _log(text, pulses)
+    assert len(resting) > 1000
+    assert resting == asked

@@ -62,6 +62,7 @@ class Rest:
     own: OwnState
     clock: int
     reach: int
+    hemmed: int | None = None  # the foe's roster row, for a rest hemmed in (`hemmed_still`)
 
 
 @dataclass(slots=True)
@@ -148,9 +149,11 @@ def own_state(world: World, sheet: Sheet) -> OwnState:
             mind.next_cast, world.grid.terrain_version)
 
 
-def record(world: World, sheet: Sheet, before: OwnState, reach: int | None) -> None:
+def record(world: World, sheet: Sheet, before: OwnState, reach: int | None,
+           hemmed: int | None = None) -> None:
     """After a decision that returned nothing: a fixed point (nothing drawn, `reach`
-    known, its own state and memory as they were before it) is recorded."""
+    known, its own state and memory as they were before it) is recorded; `hemmed`, the
+    row of the foe it went for when it was hemmed in (`MindView.hemmed_row`)."""
     stirs = stirs_of(world)
     if reach is None:
         stirs.rests.pop(sheet.entity, None)
@@ -159,7 +162,7 @@ def record(world: World, sheet: Sheet, before: OwnState, reach: int | None) -> N
     if own != before:
         stirs.rests.pop(sheet.entity, None)
         return
-    stirs.rests[sheet.entity] = Rest(own, stirs.clock, reach)
+    stirs.rests[sheet.entity] = Rest(own, stirs.clock, reach, hemmed)
 
 
 def still(world: World, sheet: Sheet) -> bool:
@@ -176,4 +179,38 @@ def still(world: World, sheet: Sheet) -> bool:
     if rest.reach == 0 or rest.clock == stirs.clock:
         return True  # it read no one but itself (a fighter fights on), or nothing changed
     position = sheet.position
-    return not stirs.changed_near(position.x, position.y, rest.reach, rest.clock)
+    if not stirs.changed_near(position.x, position.y, rest.reach, rest.clock):
+        return True
+    if rest.hemmed is None or not hemmed_still(world, sheet, rest.hemmed):
+        return False
+    rest.clock = stirs.clock  # what recording the same decision again would write
+    return True
+
+
+def hemmed_still(world: World, sheet: Sheet, row: int) -> bool:
+    """A soldier in the crowd, hemmed in: its recorded decision went for the foe of roster
+    row `row`, named by its side's look (crowd.py: its walk window then had no wall or
+    shut door, and its own state, the terrain's version included, stands), and did
+    not step only because every neighbouring cell was taken. Read in `traits.decide`'s
+    order, that decision is the same again exactly when all eight cells are still
+    taken and the look names the same foe, still on the cell its memory holds (the
+    decision remembered its cell: a foe that moved changes the memory). Whatever else
+    changed within its sight, nothing else was read on the way to that "nothing"."""
+    from affray.systems.rules.minds import crowd
+    from affray.systems.rules.walking import free_around
+
+    position = sheet.position
+    here = (position.x, position.y)
+    if any(free_around(world.grid, here)):
+        return False
+    roster = world.roster
+    look = crowd.look_of(world, roster.code(sheet.creature.side))
+    if look is None:
+        return False
+    traits = world.content.minds.get(sheet.mind.name)  # type: ignore[arg-type]
+    distance = look.nearest(position.x, position.y)
+    if traits is None or distance > traits.sight:
+        return False
+    if look.first_within(position.x, position.y, distance) != row:
+        return False
+    return (int(roster.x[row]), int(roster.y[row])) == sheet.mind.last_seen

@@ -98,6 +98,11 @@ class MindView:
         # decision that did not is a fixed point while nothing in reach changes
         # (minds/rest.py).
         self.extent: int | None = 0
+        # The foe the side's look named (its row, its cell), and the goal of a step
+        # refused because every neighbouring cell was taken: together, a rest that
+        # `rest.still` can check exactly (`hemmed_row`).
+        self._crowd_foe: tuple[int, Cell] | None = None
+        self._hemmed_goal: Cell | None = None
 
     def _reads(self, reach: int) -> None:
         if self.extent is not None and reach > self.extent:
@@ -288,7 +293,19 @@ class MindView:
         if distance > self.sight:
             return None
         best = look.first_within(x, y, distance)
-        return seen_of(world.sheets[int(world.roster.entity[best])])
+        seen = seen_of(world.sheets[int(world.roster.entity[best])])
+        self._crowd_foe = (best, seen.at)
+        return seen
+
+    def hemmed_row(self) -> int | None:
+        """The roster row of the foe this decision went for, when the side's look named
+        it and the step toward it was refused only because all eight neighbouring cells
+        were taken (else None): while those stay taken and the look names the same foe
+        on the same cell, the decision is the same (minds/rest.py)."""
+        foe = self._crowd_foe
+        if foe is None or self._hemmed_goal is None or self._hemmed_goal != foe[1]:
+            return None
+        return foe[0]
 
     def foes_beside(self) -> tuple[Seen, ...]:
         near = np.sort(self._foes_any_order[0][self._foe_distances(any_order=True) == 1])
@@ -379,6 +396,8 @@ class MindView:
         self._reads(1)
         free = walking.free_around(grid, here)
         index = walking.step_down(around, free, value)
+        if index is None and len(roots) == 1 and not any(free):
+            self._hemmed_goal = roots[0]
         if index is None and len(roots) == 1:
             if field.radius is None:
                 self._reads_all()
