@@ -53,8 +53,12 @@ def _check_every_creature(world: affray.World, monkeypatch) -> int:
             assert crowd.others_near(world, sheet.creature.side, at, radius) == expected
         monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
         long_way = MindView(world, sheet).nearest_foe()
+        sees, nearest_cells = (MindView(world, sheet).sees_a_foe(),
+                               MindView(world, sheet).nearest_foe_cells())
         monkeypatch.undo()
         monkeypatch.setattr(crowd, "WARM", 1)
+        assert MindView(world, sheet).sees_a_foe() == sees
+        assert MindView(world, sheet).nearest_foe_cells() == nearest_cells
         view = MindView(world, sheet)
         quick = view._crowd_nearest()
         if walking.open_window(world.grid, at, view._reach):
@@ -71,9 +75,9 @@ def _check_every_creature(world: affray.World, monkeypatch) -> int:
 def test_the_look_answers_as_each_creature_looking_alone_on_random_maps(made, pulses):
     """R-MIND-2 / R-MIND-3 / R-SIDE-1 on random maps (walls, doors, water, several sides,
     after some pulses of play): the distance to the nearest creature of another side,
-    whether one stands within a reach, and the nearest foe of every creature whose
-    window is open are the per-creature look's; with a wall in the window the look
-    gives no answer."""
+    whether one stands within a reach, whether it sees a foe and how far the nearest
+    is, and the nearest foe of every creature whose window is open are the per-creature
+    look's; with a wall in the window the look gives no answer."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         world = world_from_text(made)
         try:
@@ -405,3 +409,60 @@ def test_a_battle_logs_the_same_with_hemmed_rests_or_without(per_side, seed, pul
     asked = _log(text, pulses)
     assert len(resting) > 1000
     assert resting == asked
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds(), st.integers(0, 30))
+def test_the_step_away_counts_the_foes_beside_each_cell_as_the_rule_says(made, pulses):
+    """R-MIND-5 on random maps: `away_cell` is `walking.step_up` over the walk field from
+    the foes it sees, with the foes beside each neighbouring cell and beside its own
+    counted one by one from `foes` (what the rule says, written the long way here)."""
+    from affray.core.grid import NEIGHBOURS
+
+    world = world_from_text(made)
+    try:
+        world.run(pulses)
+        world.enter()
+        for sheet in [s for s in world.sheets.values() if s.vitals.alive]:
+            view = MindView(world, sheet)
+            foes = view.foes
+            here = view.me.at
+            expected = None
+            if foes:
+                field = walking.compute(world.grid, tuple(f.at for f in foes), here, None)
+
+                def beside(cell, foes=foes):
+                    return sum(1 for f in foes if _chebyshev(f.at, cell) == 1)
+
+                crowd_ = [beside((here[0] + dx, here[1] + dy)) for dx, dy in NEIGHBOURS]
+                index = walking.step_up(field.around(here),
+                                        walking.free_around(world.grid, here),
+                                        field.at(here), crowd_, beside(here))
+                expected = None if index is None else walking.neighbour(here, index)
+            assert MindView(world, sheet).away_cell() == expected
+    finally:
+        world.close()
+
+
+@pytest.mark.parametrize(("offset", "seen"), [((8, 0), True), ((9, 0), False),
+                                              ((-8, 8), True), ((0, -9), False)])
+@pytest.mark.parametrize("with_look", [True, False])
+def test_a_foe_at_the_edge_of_sight_is_seen_and_one_past_it_is_not(offset, seen, with_look,
+                                                                  monkeypatch):
+    """R-MIND-2: sight 8 sees a foe 8 cells off (Chebyshev) and not one 9 off, with the
+    side's look or looking alone: `sees_a_foe`, `nearest_foe_cells` and `nearest_foe`
+    agree."""
+    if with_look:
+        monkeypatch.setattr(crowd, "WARM", 1)
+    else:
+        monkeypatch.setattr(crowd, "look_of", lambda world, code: None)
+    world = world_from_text(_ring_world(offset, (10, 10), (10, -10)))
+    try:
+        world.enter()
+        me = world.sheet("me")
+        assert MindView(world, me).sees_a_foe() is seen
+        assert MindView(world, me).nearest_foe_cells() == (8 if seen else None)
+        foe = MindView(world, me).nearest_foe()
+        assert (foe.id if foe else None) == ("near" if seen else None)
+    finally:
+        world.close()

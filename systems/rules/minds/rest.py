@@ -178,13 +178,13 @@ def still(world: World, sheet: Sheet) -> bool:
         return False
     if rest.reach == 0 or rest.clock == stirs.clock:
         return True  # it read no one but itself (a fighter fights on), or nothing changed
-    position = sheet.position
-    if not stirs.changed_near(position.x, position.y, rest.reach, rest.clock):
+    if rest.hemmed is not None:  # its own exact check, whatever changed near it
+        if not hemmed_still(world, sheet, rest.hemmed):
+            return False
+        rest.clock = stirs.clock  # what recording the same decision again would write
         return True
-    if rest.hemmed is None or not hemmed_still(world, sheet, rest.hemmed):
-        return False
-    rest.clock = stirs.clock  # what recording the same decision again would write
-    return True
+    position = sheet.position
+    return not stirs.changed_near(position.x, position.y, rest.reach, rest.clock)
 
 
 def hemmed_still(world: World, sheet: Sheet, row: int) -> bool:
@@ -200,17 +200,20 @@ def hemmed_still(world: World, sheet: Sheet, row: int) -> bool:
     from affray.systems.rules.walking import free_around
 
     position = sheet.position
-    here = (position.x, position.y)
-    if any(free_around(world.grid, here)):
-        return False
+    x, y = position.x, position.y
+    grid = world.grid
+    if not (1 <= x < grid.width - 1 and 1 <= y < grid.height - 1
+            and grid.occupant[y - 1:y + 2, x - 1:x + 2].all()) \
+            and any(free_around(grid, (x, y))):
+        return False  # (all nine cells taken, itself on the middle one: none is free)
     roster = world.roster
     look = crowd.look_of(world, roster.code(sheet.creature.side))
     if look is None:
         return False
     traits = world.content.minds.get(sheet.mind.name)  # type: ignore[arg-type]
-    distance = look.nearest(position.x, position.y)
+    distance = look.nearest(x, y)
     if traits is None or distance > traits.sight:
         return False
-    if look.first_within(position.x, position.y, distance) != row:
+    if look.first_within(x, y, distance) != row:
         return False
     return (int(roster.x[row]), int(roster.y[row])) == sheet.mind.last_seen

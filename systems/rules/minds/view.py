@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 
+from affray.core.grid import NEIGHBOURS
 from affray.systems.rules import sight as vision
 from affray.systems.rules import walking
 from affray.systems.rules.engagement import beside
@@ -233,7 +234,24 @@ class MindView:
         return tuple(s for s in self.seen if s.side == side)
 
     def sees_a_foe(self) -> bool:
+        nearest = self._crowd_distance()
+        if nearest is not False:
+            return nearest is not None
         return len(self._foes_any_order[0]) > 0
+
+    def _crowd_distance(self) -> int | bool | None:
+        """The Chebyshev distance to its nearest foe in sight from the side's look
+        (crowd.py), when no wall or shut door stands within its sight (it sees the whole
+        window: every foe in it); None: no foe in sight; False: not answered so."""
+        if "_foes_any_order" in self.__dict__:
+            return False  # looked already: the foes are at hand
+        world = self._world
+        look = crowd.look_of(world, world.roster.code(self.me.side))
+        if look is None or not walking.open_window(world.grid, self.me.at, self.sight):
+            return False
+        self._reads(self.sight)  # what looking would have read
+        distance = look.nearest(*self.me.at)
+        return distance if distance <= self.sight else None
 
     def _foe_distances(self, any_order: bool = False) -> np.ndarray:
         """Chebyshev distance from it to each foe it sees (the `_foe_rows` order, or
@@ -313,6 +331,9 @@ class MindView:
 
     def nearest_foe_cells(self) -> int | None:
         """The Chebyshev distance to its nearest foe in sight (None: none)."""
+        nearest = self._crowd_distance()
+        if nearest is not False:
+            return nearest  # type: ignore[return-value]
         rows = self._foes_any_order[0]
         return int(self._foe_distances(any_order=True).min()) if len(rows) else None
 
@@ -460,22 +481,22 @@ class MindView:
         neighbour farthest from them by walking distance, ties to fewer foes beside it,
         then R-GRID-2's order; never beside more foes than now, and only a step that
         leaves it better off. None when there is no such cell."""
-        foes = self.foes
-        if not foes:
+        _rows, xs, ys = self._foe_cells
+        if not len(xs):
             return None
-        roots = tuple(f.at for f in foes)
+        roots = tuple(zip(xs.tolist(), ys.tolist(), strict=True))  # (the foes' order)
         here = self.me.at
         self._reads(1)
         field = self._walk("away", roots, True)
-        crowd = [self._foes_beside(walking.neighbour(here, i), foes) for i in range(8)]
+        # Foes beside it or beside a neighbouring cell stand within 2 cells of it.
+        dx, dy = xs - here[0], ys - here[1]
+        close = (np.abs(dx) <= 2) & (np.abs(dy) <= 2)
+        offsets = list(zip(dx[close].tolist(), dy[close].tolist(), strict=True))
+        crowd = [_beside_count(offsets, ox, oy) for ox, oy in NEIGHBOURS]
         index = walking.step_up(field.around(here),
                                 walking.free_around(self._world.grid, here),
-                                field.at(here), crowd, self._foes_beside(here, foes))
+                                field.at(here), crowd, _beside_count(offsets, 0, 0))
         return None if index is None else walking.neighbour(here, index)
-
-    @staticmethod
-    def _foes_beside(cell: Cell, foes: tuple[Seen, ...]) -> int:
-        return sum(1 for f in foes if max(abs(f.at[0] - cell[0]), abs(f.at[1] - cell[1])) == 1)
 
 
     # -- fights it sees (R-MIND-4) --------------------------------------------------------------
@@ -577,6 +598,11 @@ class MindView:
 
     def is_beside(self, other: Seen) -> bool:
         return max(abs(other.at[0] - self.me.at[0]), abs(other.at[1] - self.me.at[1])) == 1
+
+
+def _beside_count(offsets: list[tuple[int, int]], ox: int, oy: int) -> int:
+    """How many of the foes at these offsets stand beside the cell at offset (ox, oy)."""
+    return sum(1 for x, y in offsets if max(abs(x - ox), abs(y - oy)) == 1)
 
 
 __all__ = ["MindView", "Seen", "beside"]
