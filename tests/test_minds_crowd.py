@@ -345,7 +345,8 @@ def test_a_soldier_hemmed_in_rests_while_its_cells_stay_taken_and_its_foe_stands
         _settle_in(world)
         me, foe = world.sheet("me"), world.sheet("foe")
         record = world.stirs.rests[me.entity]
-        assert record.hemmed == foe.creature.slot
+        assert dict(record.looked) == {"distance": 5, "nearest": (foe.creature.slot, (10, 5)),
+                                       "hemmed": True}
         assert me.mind.target == "foe" and me.mind.last_seen == (10, 5)
         world.stirs.stamp(8, 8)  # something changed within its sight
         assert rest.still(world, me) and _decides(world, "me") is None
@@ -382,7 +383,7 @@ def test_a_hemmed_rest_needs_the_look(monkeypatch):
     try:
         _settle_in(world)
         me = world.sheet("me")
-        assert world.stirs.rests[me.entity].hemmed is None
+        assert world.stirs.rests[me.entity].looked is None
         world.stirs.stamp(8, 8)
         assert not rest.still(world, me)
     finally:
@@ -398,14 +399,14 @@ def test_a_battle_logs_the_same_with_hemmed_rests_or_without(per_side, seed, pul
     from affray.systems.rules.minds import rest
 
     held = []
-    real = rest.hemmed_still
-    monkeypatch.setattr(rest, "hemmed_still",
-                        lambda world, sheet, row: held.append(real(world, sheet, row))
+    real = rest.look_still
+    monkeypatch.setattr(rest, "look_still",
+                        lambda world, sheet, looked: held.append(real(world, sheet, looked))
                         or held[-1])
     text = affray.army(per_side, seed=seed)
     resting = _log(text, pulses)
     assert held.count(True) > 200
-    monkeypatch.setattr(rest, "hemmed_still", lambda world, sheet, row: False)
+    monkeypatch.setattr(rest, "look_still", lambda world, sheet, looked: False)
     asked = _log(text, pulses)
     assert len(resting) > 1000
     assert resting == asked
@@ -464,5 +465,57 @@ def test_a_foe_at_the_edge_of_sight_is_seen_and_one_past_it_is_not(offset, seen,
         assert MindView(world, me).nearest_foe_cells() == (8 if seen else None)
         foe = MindView(world, me).nearest_foe()
         assert (foe.id if foe else None) == ("near" if seen else None)
+    finally:
+        world.close()
+
+
+def _holding_world() -> affray.World:
+    """Red `bow` (keeps 4 cells from its foe, sight 8) at (3, 3), blue `foe` 4 cells off
+    at (7, 3), on a 16 x 8 field."""
+    row = '"' + "." * 16 + '"'
+    return world_from_text(f"""
+name = "holding"
+seed = 1
+pulses = 100
+[map]
+rows = [{", ".join([row] * 8)}]
+[content.minds.bow]
+aggressive = true
+keep_range = 4
+sight = 8
+[[creatures]]
+id = "bow"
+side = "red"
+mind = "bow"
+at = [3, 3]
+[[creatures]]
+id = "foe"
+side = "blue"
+at = [7, 3]
+""")
+
+
+def test_a_creature_holding_its_range_rests_while_the_nearest_foe_stays_that_far(monkeypatch):
+    """R-MIND-6 (keep range) / R-MIND-1: at its range from the nearest foe it holds,
+    having read nothing but that distance from its side's look; the rest holds while the
+    nearest foe stays that far, whichever foe and cell it is, and ends when one comes
+    nearer (it steps away) or goes farther (it closes in)."""
+    from affray.core.actions import Move
+    from affray.systems.rules.minds import rest
+
+    monkeypatch.setattr(crowd, "WARM", 1)
+    world = _holding_world()
+    try:
+        world.tick()
+        bow, foe = world.sheet("bow"), world.sheet("foe")
+        assert dict(world.stirs.rests[bow.entity].looked) == {"distance": 4}
+        world.place(foe.entity, foe.position, 7, 6, why="apart")  # elsewhere, as far
+        assert rest.still(world, bow) and _decides(world, "bow") is None
+        world.place(foe.entity, foe.position, 6, 3, why="apart")  # nearer: it steps away
+        assert not rest.still(world, bow)
+        assert isinstance(_decides(world, "bow"), Move)
+        world.place(foe.entity, foe.position, 8, 3, why="apart")  # farther: it closes in
+        assert not rest.still(world, bow)
+        assert _decides(world, "bow") == Move(actor="bow", to=(4, 3))
     finally:
         world.close()

@@ -224,7 +224,7 @@ def think(world: World, sheet: Sheet) -> None:
     if action is None:
         _rest(world, sheet, mind.wake)
         if before is not None and world.stirs is not None:
-            rest.record(world, sheet, before, view.extent, view.hemmed_row())
+            rest.record(world, sheet, before, view.extent, view.look_reads())
         return
     if world.stirs is not None:
         world.stirs.rests.pop(sheet.entity, None)

@@ -38,9 +38,11 @@ and the records) and, on a skip, `Mind.idle_since`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
+
+Cell = tuple[int, int]
 
 if TYPE_CHECKING:
     from affray.core.grid import Grid
@@ -62,7 +64,8 @@ class Rest:
     own: OwnState
     clock: int
     reach: int
-    hemmed: int | None = None  # the foe's roster row, for a rest hemmed in (`hemmed_still`)
+    # what the decision read of its side's look, when that was all (`look_still`)
+    looked: tuple[tuple[str, object], ...] | None = None
 
 
 @dataclass(slots=True)
@@ -150,10 +153,11 @@ def own_state(world: World, sheet: Sheet) -> OwnState:
 
 
 def record(world: World, sheet: Sheet, before: OwnState, reach: int | None,
-           hemmed: int | None = None) -> None:
+           looked: tuple[tuple[str, object], ...] | None = None) -> None:
     """After a decision that returned nothing: a fixed point (nothing drawn, `reach`
-    known, its own state and memory as they were before it) is recorded; `hemmed`, the
-    row of the foe it went for when it was hemmed in (`MindView.hemmed_row`)."""
+    known, its own state and memory as they were before it) is recorded; `looked`,
+    what it read of its side's look when it read nothing else
+    (`MindView.look_reads`)."""
     stirs = stirs_of(world)
     if reach is None:
         stirs.rests.pop(sheet.entity, None)
@@ -162,7 +166,7 @@ def record(world: World, sheet: Sheet, before: OwnState, reach: int | None,
     if own != before:
         stirs.rests.pop(sheet.entity, None)
         return
-    stirs.rests[sheet.entity] = Rest(own, stirs.clock, reach, hemmed)
+    stirs.rests[sheet.entity] = Rest(own, stirs.clock, reach, looked)
 
 
 def still(world: World, sheet: Sheet) -> bool:
@@ -178,8 +182,8 @@ def still(world: World, sheet: Sheet) -> bool:
         return False
     if rest.reach == 0 or rest.clock == stirs.clock:
         return True  # it read no one but itself (a fighter fights on), or nothing changed
-    if rest.hemmed is not None:  # its own exact check, whatever changed near it
-        if not hemmed_still(world, sheet, rest.hemmed):
+    if rest.looked is not None:  # its own exact check, whatever changed near it
+        if not look_still(world, sheet, rest.looked):
             return False
         rest.clock = stirs.clock  # what recording the same decision again would write
         return True
@@ -187,33 +191,47 @@ def still(world: World, sheet: Sheet) -> bool:
     return not stirs.changed_near(position.x, position.y, rest.reach, rest.clock)
 
 
-def hemmed_still(world: World, sheet: Sheet, row: int) -> bool:
-    """A soldier in the crowd, hemmed in: its recorded decision went for the foe of roster
-    row `row`, named by its side's look (crowd.py: its walk window then had no wall or
-    shut door, and its own state, the terrain's version included, stands), and did
-    not step only because every neighbouring cell was taken. Read in `traits.decide`'s
-    order, that decision is the same again exactly when all eight cells are still
-    taken and the look names the same foe, still on the cell its memory holds (the
-    decision remembered its cell: a foe that moved changes the memory). Whatever else
-    changed within its sight, nothing else was read on the way to that "nothing"."""
+def look_still(world: World, sheet: Sheet, looked: tuple[tuple[str, object], ...]) -> bool:
+    """A decision that read nothing of the world but its side's look (crowd.py) and the
+    eight cells around it: with its own state, memory and the terrain unchanged (the
+    record's own state), `traits.decide` is a function of those reads alone, so it is
+    the same again exactly when each read gives what it gave (`MindView.look_reads`):
+
+    - "distance": the Chebyshev distance to the nearest foe (`crowd.FAR` past sight);
+    - "nearest": the foe it went for, (roster row, cell): the least row within that
+      distance, on the same cell (its memory held the cell; a foe that stepped, or a
+      nearer one, would change what it does);
+    - "hemmed": all eight neighbouring cells taken (its step was refused for that alone).
+
+    The look's paths were taken because its windows held no wall or shut door; with the
+    terrain and its cell unchanged they still hold none. Without a look now (not yet
+    made for the others' new places), it is asked."""
     from affray.systems.rules.minds import crowd
     from affray.systems.rules.walking import free_around
 
     position = sheet.position
     x, y = position.x, position.y
-    grid = world.grid
-    if not (1 <= x < grid.width - 1 and 1 <= y < grid.height - 1
-            and grid.occupant[y - 1:y + 2, x - 1:x + 2].all()) \
-            and any(free_around(grid, (x, y))):
-        return False  # (all nine cells taken, itself on the middle one: none is free)
     roster = world.roster
     look = crowd.look_of(world, roster.code(sheet.creature.side))
-    if look is None:
-        return False
     traits = world.content.minds.get(sheet.mind.name)  # type: ignore[arg-type]
+    if look is None or traits is None:
+        return False
     distance = look.nearest(x, y)
-    if traits is None or distance > traits.sight:
-        return False
-    if look.first_within(x, y, distance) != row:
-        return False
-    return (int(roster.x[row]), int(roster.y[row])) == sheet.mind.last_seen
+    if distance > traits.sight:
+        distance = crowd.FAR
+    for kind, value in looked:
+        if kind == "distance":
+            if distance != value:
+                return False
+        elif kind == "nearest":
+            row, cell = cast("tuple[int, Cell]", value)
+            if distance == crowd.FAR or look.first_within(x, y, distance) != row \
+                    or (int(roster.x[row]), int(roster.y[row])) != cell:
+                return False
+        else:  # "hemmed"
+            grid = world.grid
+            if not (1 <= x < grid.width - 1 and 1 <= y < grid.height - 1
+                    and grid.occupant[y - 1:y + 2, x - 1:x + 2].all()) \
+                    and any(free_around(grid, (x, y))):
+                return False  # (all nine cells taken, itself in the middle: none free)
+    return True

@@ -99,15 +99,33 @@ class MindView:
         # decision that did not is a fixed point while nothing in reach changes
         # (minds/rest.py).
         self.extent: int | None = 0
-        # The foe the side's look named (its row, its cell), and the goal of a step
-        # refused because every neighbouring cell was taken: together, a rest that
-        # `rest.still` can check exactly (`hemmed_row`).
-        self._crowd_foe: tuple[int, Cell] | None = None
-        self._hemmed_goal: Cell | None = None
+        # What this decision read from its side's look (crowd.py), by kind: the nearest
+        # foe's distance, the foe it names (row, cell), all eight neighbouring cells
+        # taken. `_outside`: it read something else of the world (a field of view, a
+        # fight, a crowd's detour): then `look_reads` is None.
+        self._look_reads: dict[str, object] = {}
+        self._outside = False
 
     def _reads(self, reach: int) -> None:
+        self._outside = True
         if self.extent is not None and reach > self.extent:
             self.extent = reach
+
+    def _reads_look(self, kind: str, value: object, reach: int) -> None:
+        """A read of the side's look (or, for "hemmed", of the eight cells around it):
+        recorded, so that a rest can check it again (`look_reads`)."""
+        self._look_reads[kind] = value
+        if self.extent is not None and reach > self.extent:
+            self.extent = reach
+
+    def look_reads(self) -> tuple[tuple[str, object], ...] | None:
+        """What the decision read of the world beyond the creature itself and the
+        terrain, when all of it came from the side's look (module crowd.py): (kind,
+        value) pairs that `rest.look_still` reads again. None when it read anything
+        else (or drew: `extent` None)."""
+        if self._outside or self.extent is None:
+            return None
+        return tuple(self._look_reads.items())
 
     def _reads_all(self) -> None:
         self.extent = None
@@ -249,8 +267,9 @@ class MindView:
         look = crowd.look_of(world, world.roster.code(self.me.side))
         if look is None or not walking.open_window(world.grid, self.me.at, self.sight):
             return False
-        self._reads(self.sight)  # what looking would have read
         distance = look.nearest(*self.me.at)
+        self._reads_look("distance", crowd.FAR if distance > self.sight else distance,
+                         self.sight)
         return distance if distance <= self.sight else None
 
     def _foe_distances(self, any_order: bool = False) -> np.ndarray:
@@ -305,25 +324,16 @@ class MindView:
         look = crowd.look_of(world, world.roster.code(self.me.side))
         if look is None or not walking.open_window(world.grid, self.me.at, self._reach):
             return False
-        self._reads(self.sight)  # what looking would have read
         x, y = self.me.at
         distance = look.nearest(x, y)
         if distance > self.sight:
+            self._reads_look("distance", crowd.FAR, self.sight)
             return None
         best = look.first_within(x, y, distance)
         seen = seen_of(world.sheets[int(world.roster.entity[best])])
-        self._crowd_foe = (best, seen.at)
+        self._reads_look("distance", distance, self.sight)
+        self._reads_look("nearest", (best, seen.at), self.sight)
         return seen
-
-    def hemmed_row(self) -> int | None:
-        """The roster row of the foe this decision went for, when the side's look named
-        it and the step toward it was refused only because all eight neighbouring cells
-        were taken (else None): while those stay taken and the look names the same foe
-        on the same cell, the decision is the same (minds/rest.py)."""
-        foe = self._crowd_foe
-        if foe is None or self._hemmed_goal is None or self._hemmed_goal != foe[1]:
-            return None
-        return foe[0]
 
     def foes_beside(self) -> tuple[Seen, ...]:
         near = np.sort(self._foes_any_order[0][self._foe_distances(any_order=True) == 1])
@@ -414,11 +424,13 @@ class MindView:
             field = self._walk(f"goal{len(roots)}", roots, True)
             value, around = field.at(here), field.around(here)
         grid = self._world.grid
-        self._reads(1)
         free = walking.free_around(grid, here)
+        if not any(free):
+            # hemmed in: no step (one ends on a free cell), no detour to look for
+            self._reads_look("hemmed", True, 1)
+            return None
+        self._reads(1)
         index = walking.step_down(around, free, value)
-        if index is None and len(roots) == 1 and not any(free):
-            self._hemmed_goal = roots[0]
         if index is None and len(roots) == 1:
             if field.radius is None:
                 self._reads_all()
