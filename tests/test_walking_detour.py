@@ -114,3 +114,25 @@ def test_walkers_behind_one_foe_share_one_dijkstra(monkeypatch) -> None:
     made.clear()
     walking.detour(grid, (3, 0), (3, 4), 60)
     assert made == [((3, 0),)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(crowded(), st.booleans())
+def test_a_walker_cut_off_from_its_goal_is_told_so_without_the_field(case, free_goal) -> None:
+    """R-MIND-3: `cut_off` says the blocking field reaches none of the walker's free
+    neighbours exactly when the field, made, has none of them reached (the goal a
+    creature, or a free cell: a foe's last cell); and the detour is the field's step
+    either way."""
+    grid, here, goal, radius = case
+    if free_goal and goal != here:
+        grid.occupant[goal[1], goal[0]] = 0
+        grid.version += 1
+    free = walking.free_around(grid, here)
+    if not any(free):
+        return
+    made = walking.compute(grid, (goal,), here, radius, around=True)
+    reached = any(open_ and value is not None
+                  for open_, value in zip(free, made.around(here), strict=True))
+    assert walking.cut_off(grid, goal, here, radius, free) is (not reached)
+    assert walking.detour(grid, goal, here, radius, free) == reference(grid, goal, here,
+                                                                       radius)
