@@ -8,6 +8,10 @@ Rows:
   (each walks toward the nearest foe it sees), against a bare numpy reference in the
   same run: one chessboard distance transform of each side's foes and the step down it
   for every soldier, what a bulk march would at least cost;
+- a side's look after 1% of the other side moved (minds/crowd.py: the per-side map its
+  minds read, remade whole when the others move, never updated in place), against a
+  full Dijkstra map of the whole grid from every foe (tcod) in the same run: the remake
+  is what an update has to beat;
 - a whole battle, first pulse to settled (`run(until="settled")`), with its pulses,
   rounds, the winner and the dead in the note, at several sizes.
 """
@@ -100,6 +104,60 @@ def march_pulses(sizes: tuple[int, ...], pulses: int) -> list[Result]:
     return rows
 
 
+def look_remakes(sizes: tuple[int, ...], repeats: int = 5) -> list[Result]:
+    """`army(n)`: 1% of blue steps one cell; then red's look is made again (best of
+    `repeats`), against tcod's Dijkstra of the whole grid from every blue soldier."""
+    import tcod.path
+
+    from affray.systems.rules.minds import crowd
+    from affray.systems.rules.walking import free_around, neighbour, walkable
+
+    rows: list[Result] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for per_side in sizes:
+            world = load_scenario(_write(Path(folder), per_side))
+            try:
+                world.enter()
+                grid, roster = world.grid, world.roster
+                blue = [s for s in world.sheets.values() if s.creature.side == "blue"]
+                moved = 0
+                for sheet in blue:
+                    if moved * 100 >= len(blue):
+                        break
+                    here = (sheet.position.x, sheet.position.y)
+                    free = free_around(grid, here)
+                    if any(free):
+                        x, y = neighbour(here, free.index(True))
+                        world.place(sheet.entity, sheet.position, x, y, why="apart")
+                        moved += 1
+                red = roster.code("red")
+                times = []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    crowd.make_look(world, red)
+                    times.append(time.perf_counter() - start)
+                cost = walkable(grid, 0, 0, grid.width, grid.height)
+                dijkstra = []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    dist = np.full((grid.height, grid.width), np.iinfo(np.int32).max,
+                                   dtype=np.int32)
+                    for sheet in blue:
+                        dist[sheet.position.y, sheet.position.x] = 0
+                    tcod.path.dijkstra2d(dist, cost, 1, 1, out=dist)
+                    dijkstra.append(time.perf_counter() - start)
+            finally:
+                world.close()
+            row = result_from("a side's look, 1% of the foes moved", f"{2 * per_side:,} soldiers",
+                              "look", 1, [min(times)])
+            row.ratio, row.ratio_of = min(times) / min(dijkstra), "tcod Dijkstra of the grid"
+            row.note = (f"{moved} of {len(blue)} foes stepped; the look is remade whole "
+                        f"({min(times) * 1e3:.2f} ms), the Dijkstra map from every foe "
+                        f"{min(dijkstra) * 1e3:.2f} ms")
+            rows.append(row)
+    return rows
+
+
 def battles(sizes: tuple[int, ...]) -> list[Result]:
     """`army(n)` from the first pulse to settled, one run per size."""
     rows: list[Result] = []
@@ -130,4 +188,4 @@ def army_rows(content: Content, load_sizes: tuple[int, ...], march_sizes: tuple[
               march_pulses_each: int, battle_sizes: tuple[int, ...]) -> list[Result]:
     """Every row of the module docstring (`content` unused: armies bring their own)."""
     return [*army_loads(load_sizes), *march_pulses(march_sizes, march_pulses_each),
-            *battles(battle_sizes)]
+            *look_remakes(march_sizes), *battles(battle_sizes)]
