@@ -63,3 +63,36 @@ def test_an_open_fields_neighbours_are_its_values_one_by_one(roots, corner, size
     field = walking.OpenField(0, tuple(roots), cell, size, x0, y0, x0 + size, y0 + size)
     assert field.around(cell) == [field.at((cell[0] + dx, cell[1] + dy))
                                   for dx, dy in walking.NEIGHBOURS]
+
+
+@settings(max_examples=300, deadline=None)
+@given(grids(), st.data())
+def test_the_whole_map_open_is_measured_as_the_dijkstra_measures_it(grid, data) -> None:
+    """R-MIND-3 / R-MIND-5: a field of the whole map (a flight from every foe in sight)
+    on a map with no wall and no shut door anywhere is an `OpenField`, and its value at
+    every cell, with one root or many (numpy past MANY_ROOTS), is tcod's Dijkstra's;
+    with a wall or a shut door anywhere, it is the Dijkstra's own field."""
+    import tcod.path
+
+    if data.draw(st.booleans()):  # open the map: no walls, every door open
+        grid.terrain[grid.terrain == Terrain.WALL] = int(Terrain.FLOOR)
+        grid.shut[:] = False
+        grid.changed_terrain()
+    cells = [(x, y) for y in range(grid.height) for x in range(grid.width)]
+    roots = tuple(data.draw(st.lists(st.sampled_from(cells), min_size=1, max_size=20,
+                                     unique=True)))
+    made = walking.compute(grid, roots, roots[0], None)
+    is_open = not ((grid.terrain == Terrain.WALL) | grid.shut).any()
+    assert isinstance(made, walking.OpenField) is is_open
+    cost = walking.walkable(grid, 0, 0, grid.width, grid.height)
+    dist = np.full((grid.height, grid.width), walking.UNREACHED, dtype=np.int32)
+    for x, y in roots:
+        dist[y, x] = 0
+    tcod.path.dijkstra2d(dist, cost, 1, 1, out=dist)
+    for x, y in cells:
+        expected = None if dist[y, x] == walking.UNREACHED else int(dist[y, x])
+        assert made.at((x, y)) == expected
+        assert made.around((x, y)) == [
+            None if not (0 <= x + dx < grid.width and 0 <= y + dy < grid.height)
+            or dist[y + dy, x + dx] == walking.UNREACHED else int(dist[y + dy, x + dx])
+            for dx, dy in walking.NEIGHBOURS]

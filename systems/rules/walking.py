@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 Cell = tuple[int, int]
 UNREACHED = int(np.iinfo(np.int32).max)
+MANY_ROOTS = 8  # past this many, an OpenField measures from its roots in numpy
 _WALL = int(Terrain.WALL)
 
 
@@ -103,12 +104,24 @@ class OpenField:
     x1: int
     y1: int
     bound: int = UNREACHED
+    columns: tuple[np.ndarray, np.ndarray] | None = None  # the roots' x and y, when many
 
     def at(self, cell: Cell) -> int | None:
         x, y = cell
         if not (self.x0 <= x < self.x1 and self.y0 <= y < self.y1):
             return None
-        return min(max(abs(x - rx), abs(y - ry)) for rx, ry in self.roots)
+        roots = self.roots
+        if len(roots) > MANY_ROOTS:  # the foes of a flight: in numpy
+            xs, ys = self._root_columns()
+            return int(np.maximum(np.abs(xs - x), np.abs(ys - y)).min())
+        return min(max(abs(x - rx), abs(y - ry)) for rx, ry in roots)
+
+    def _root_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        columns = self.columns
+        if columns is None:
+            cells = np.array(self.roots, dtype=np.int64).reshape(-1, 2)
+            columns = self.columns = (cells[:, 0], cells[:, 1])
+        return columns
 
     def exact(self, value: int) -> bool:
         return True
@@ -163,12 +176,17 @@ def walkable(grid: Grid, x0: int, y0: int, x1: int, y1: int,
 def compute(grid: Grid, roots: tuple[Cell, ...], centre: Cell, radius: int | None,
             around: bool = False) -> Field | OpenField:
     """A new field (no cache); `around`: creatures block it too (`detour`). A window
-    with nothing in the way (and roots in it) is an `OpenField`, no Dijkstra needed."""
+    with nothing in the way (and roots in it) is an `OpenField`, no Dijkstra needed; so
+    is the whole map when no wall or shut door stands anywhere on it (the field of a
+    flight from every foe in sight, on an open battlefield)."""
     if (radius is not None and not around and open_window(grid, centre, radius)
             and all(max(abs(x - centre[0]), abs(y - centre[1])) <= radius
                     for x, y in roots)):
         x0, y0, x1, y1 = window_of(grid, centre, radius)
         return OpenField(grid.terrain_version, roots, centre, radius, x0, y0, x1, y1)
+    if radius is None and not around and roots and int(blocked_sums(grid)[-1, -1]) == 0:
+        return OpenField(grid.terrain_version, roots, centre, None, 0, 0, grid.width,
+                         grid.height)
     if radius is None:
         x0, y0, x1, y1 = 0, 0, grid.width, grid.height
     else:
