@@ -17,17 +17,20 @@ made once:
   (`NOBODY` elsewhere).
 
 A creature at (x, y) has another side within Chebyshev r exactly when
-`near[y, x] <= r`. And when it sees every cell of its window (no wall or shut door in
-it) and walks there as the crow flies (`walking.OpenField`), the foe it would go for
-(R-MIND-3: nearest by walking distance, ties to the earlier spawn, which is the lesser
-roster row) stands at distance d = `near[y, x]`, and is the least row of `rows` within
-Chebyshev d: no foe is nearer, so every foe in that square is at d. A window with a wall
+`near[y, x] <= r` (and, its sight window open, sees a foe exactly when r is its sight:
+`MindView.sees_a_foe`, `nearest_foe_cells`). And when it sees every cell of its window
+(no wall or shut door in it) and walks there as the crow flies (`walking.OpenField`),
+the foe it would go for (R-MIND-3: nearest by walking distance, ties to the earlier
+spawn, which is the lesser roster row) stands at distance d = `near[y, x]`, and is the
+least row of `rows` within Chebyshev d: no foe is nearer, so every foe in that square
+is at d. A window with a wall
 in it is left to the creature's own look (field of view and walk field).
 
 A look is made only when a side has asked `WARM` times since the others last moved: a
 side whose foes move between every two of its soldiers (sides spawned interleaved, a
 storm of deaths) asks one by one, as before, and pays for no maps. Which path answers
-changes only the cost: the answers are the same (tests/test_minds_crowd.py).
+changes only the cost: the answers are the same (tests/test_minds_crowd.py). A decision
+that read nothing but these answers rests until they change (`rest.look_still`).
 
 Reads the roster (cells, sides, lives, stamps) and the grid's size; writes only
 `World.sight_cache` (entries keyed `("crowd", side code)`, never saved).
