@@ -299,8 +299,8 @@ def test_the_looks_nearest_foe_is_the_least_row_at_the_least_distance(
 
 def _hemmed_world() -> affray.World:
     """Red `me` (aggressive, sight 6) at (5, 5) among eight red allies with no mind,
-    blue `foe` at (10, 5), blue `far` at (5, 11) beyond its sight... and a spare cell
-    ring around them, on a 16 x 14 field."""
+    blue `foe` at (10, 5) in its sight, blue `far` at (5, 13) beyond it, on a 16 x 14
+    field."""
     row = '"' + "." * 16 + '"'
     allies = [(x, y) for x in (4, 5, 6) for y in (4, 5, 6) if (x, y) != (5, 5)]
     lines = ["name = \"hemmed\"\nseed = 1\npulses = 100\n[map]",
@@ -393,9 +393,10 @@ def test_a_hemmed_rest_needs_the_look(monkeypatch):
 @pytest.mark.parametrize(("per_side", "seed", "pulses"), [(120, 2, 420), (200, 7, 300)])
 def test_a_battle_logs_the_same_with_hemmed_rests_or_without(per_side, seed, pulses,
                                                             monkeypatch):
-    """R-MIND-1 / R-MIND-7: soldiers hemmed in behind the front rest until a cell frees
-    or their foe changes; asking each of them every pulse instead gives the same battle,
-    event for event (and the rest was taken many times)."""
+    """R-MIND-1 / R-MIND-7: the rests read from the look (soldiers hemmed in behind the
+    front, archers holding their range, soldiers with nothing in sight) hold until what
+    they read changes; asking each of them every pulse instead gives the same battle,
+    event for event (and such a rest held many times)."""
     from affray.systems.rules.minds import rest
 
     held = []
