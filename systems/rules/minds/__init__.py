@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from affray.core.errors import UsageError
-from affray.systems.rules.minds import rest
+from affray.systems.rules.minds import crowd, rest
 from affray.systems.rules.minds.traits import decide
 
 if TYPE_CHECKING:
@@ -198,10 +198,8 @@ def nothing_near(world: World, sheet: Sheet) -> bool:
     traits = world.content.minds.get(mind.name)  # type: ignore[arg-type]
     if traits is None:
         return False
-    from affray.systems.rules.minds.crowd import others_near
-
     position = sheet.position
-    return not others_near(world, sheet.creature.side, (position.x, position.y),
+    return not crowd.others_near(world, sheet.creature.side, (position.x, position.y),
                            traits.sight + 1)
 
 

@@ -23,8 +23,8 @@ A creature at (x, y) has another side within Chebyshev r exactly when
 the foe it would go for (R-MIND-3: nearest by walking distance, ties to the earlier
 spawn, which is the lesser roster row) stands at distance d = `near[y, x]`, and is the
 least row of `rows` within Chebyshev d: no foe is nearer, so every foe in that square
-is at d. A window with a wall
-in it is left to the creature's own look (field of view and walk field).
+is at d. A window with a wall in it is left to the creature's own look (field of view
+and walk field).
 
 A look is made only when a side has asked `WARM` times since the others last moved: a
 side whose foes move between every two of its soldiers (sides spawned interleaved, a
@@ -75,6 +75,12 @@ class Look:
         """The Chebyshev distance from (x, y) to the nearest creature of another side
         (`FAR`: none)."""
         return int(self.near[y, x])
+
+    def in_sight(self, x: int, y: int, sight: int) -> int:
+        """`nearest`, as a mind with that sight reads it: `FAR` past its sight (what a
+        decision records and a rest checks again, `rest.look_still`)."""
+        distance = int(self.near[y, x])
+        return FAR if distance > sight else distance
 
     def first_within(self, x: int, y: int, distance: int) -> int:
         """The least roster row among the creatures of another side within Chebyshev

@@ -42,6 +42,9 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from affray.systems.rules.minds import crowd
+from affray.systems.rules.walking import free_around
+
 Cell = tuple[int, int]
 
 if TYPE_CHECKING:
@@ -206,9 +209,6 @@ def look_still(world: World, sheet: Sheet, looked: tuple[tuple[str, object], ...
     The look's paths were taken because its windows held no wall or shut door; with the
     terrain and its cell unchanged they still hold none. Without a look now (not yet
     made for the others' new places), it is asked."""
-    from affray.systems.rules.minds import crowd
-    from affray.systems.rules.walking import free_around
-
     position = sheet.position
     x, y = position.x, position.y
     roster = world.roster
@@ -216,9 +216,7 @@ def look_still(world: World, sheet: Sheet, looked: tuple[tuple[str, object], ...
     traits = world.content.minds.get(sheet.mind.name)  # type: ignore[arg-type]
     if look is None or traits is None:
         return False
-    distance = look.nearest(x, y)
-    if distance > traits.sight:
-        distance = crowd.FAR
+    distance = look.in_sight(x, y, traits.sight)
     for kind, value in looked:
         if kind == "distance":
             if distance != value:

@@ -108,6 +108,9 @@ class MindView:
 
     def _reads(self, reach: int) -> None:
         self._outside = True
+        self._extend(reach)
+
+    def _extend(self, reach: int) -> None:
         if self.extent is not None and reach > self.extent:
             self.extent = reach
 
@@ -115,8 +118,14 @@ class MindView:
         """A read of the side's look (or, for "hemmed", of the eight cells around it):
         recorded, so that a rest can check it again (`look_reads`)."""
         self._look_reads[kind] = value
-        if self.extent is not None and reach > self.extent:
-            self.extent = reach
+        self._extend(reach)
+
+    @cached_property
+    def _side_look(self) -> crowd.Look | None:
+        """Its side's look (crowd.py), asked once per decision: the others do not move
+        while it decides."""
+        world = self._world
+        return crowd.look_of(world, world.roster.code(self.me.side))
 
     def look_reads(self) -> tuple[tuple[str, object], ...] | None:
         """What the decision read of the world beyond the creature itself and the
@@ -263,14 +272,12 @@ class MindView:
         window: every foe in it); None: no foe in sight; False: not answered so."""
         if "_foes_any_order" in self.__dict__:
             return False  # looked already: the foes are at hand
-        world = self._world
-        look = crowd.look_of(world, world.roster.code(self.me.side))
-        if look is None or not walking.open_window(world.grid, self.me.at, self.sight):
+        look = self._side_look
+        if look is None or not walking.open_window(self._world.grid, self.me.at, self.sight):
             return False
-        distance = look.nearest(*self.me.at)
-        self._reads_look("distance", crowd.FAR if distance > self.sight else distance,
-                         self.sight)
-        return distance if distance <= self.sight else None
+        distance = look.in_sight(*self.me.at, self.sight)
+        self._reads_look("distance", distance, self.sight)
+        return None if distance == crowd.FAR else distance
 
     def _foe_distances(self, any_order: bool = False) -> np.ndarray:
         """Chebyshev distance from it to each foe it sees (the `_foe_rows` order, or
@@ -321,17 +328,16 @@ class MindView:
         sight, and walks there as the crow flies): the least row within the distance
         of the nearest foe. False: not answered so."""
         world = self._world
-        look = crowd.look_of(world, world.roster.code(self.me.side))
+        look = self._side_look
         if look is None or not walking.open_window(world.grid, self.me.at, self._reach):
             return False
         x, y = self.me.at
-        distance = look.nearest(x, y)
-        if distance > self.sight:
-            self._reads_look("distance", crowd.FAR, self.sight)
+        distance = look.in_sight(x, y, self.sight)
+        self._reads_look("distance", distance, self.sight)
+        if distance == crowd.FAR:
             return None
         best = look.first_within(x, y, distance)
         seen = seen_of(world.sheets[int(world.roster.entity[best])])
-        self._reads_look("distance", distance, self.sight)
         self._reads_look("nearest", (best, seen.at), self.sight)
         return seen
 
