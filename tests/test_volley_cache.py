@@ -436,3 +436,61 @@ def test_static_rows_share_a_row_by_value_and_take_lists_where_tuples_belong() -
         assert static.rows[other][bash] == static.rows[first][bash] + 1
     finally:
         world.close()
+
+
+def _pairs_with_a_rejoiner(monkeypatch: pytest.MonkeyPatch, persistent: bool
+                           ) -> tuple[list[list[str]], list[dict]]:
+    """200 fighters in pairs: b7's foe dies between rounds, b7 is edited by hand while out
+    of the fight, then stepped beside a8 and thrown back in against it. The creatures
+    each stretch read, and the log."""
+    from affray.benchmarks.blows import fighting_pairs
+    from affray.data.content_loader import default_content
+
+    monkeypatch.setattr(volley, "PERSISTENT", persistent)
+    read: list[str] = []
+    real_read = volley_columns.VolleyCache.read
+
+    def naming(self, world, sheets, rows):  # type: ignore[no-untyped-def]
+        read.extend(sheet.id for sheet in sheets)
+        real_read(self, world, sheets, rows)
+
+    monkeypatch.setattr(volley_columns.VolleyCache, "read", naming)
+    world = fighting_pairs(default_content(), 200, seed=4)
+    rounds = world.content.fight.round_pulses
+    world.run(rounds)
+    marks = [len(read)]
+    world.sheet("a7").vitals.hp = 1
+    world.touch("a7")
+    _damage(world, "a7", 500, "fire")  # a7 dies; b7 stops fighting (R-ACT-2)
+    assert not world.sheet("a7").vitals.alive and world.sheet("b7").combat.fighting is None
+    world.run(rounds)
+    marks.append(len(read))
+    sheet = world.sheet("b7")
+    sheet.offense.hitroll += 40
+    sheet.vitals.hp = 3  # a hand edit, said (docs/api.md)
+    world.touch("b7")
+    world.run(rounds)
+    marks.append(len(read))
+    x, y = world.sheet("a8").position.x - 1, world.sheet("a8").position.y  # between the pairs
+    world.place(world.by_id["b7"], sheet.position, x, y)
+    world.start_fight("b7", "a8")
+    world.run(3 * rounds)
+    log = [event.to_dict() for event in world.events]
+    world.close()
+    return [sorted(read[a:b]) for a, b in zip(marks, [*marks[1:], len(read)], strict=True)], log
+
+
+def test_a_changed_creature_out_of_the_fight_is_read_when_a_round_needs_it(monkeypatch
+                                                                          ) -> None:
+    """The dead and a victor whose fight ended are marked, not read: the rounds after
+    read no one; a creature edited while out of the fight is read when it fights again,
+    and the battle's log is the one of columns read afresh every round."""
+    reads, kept = _pairs_with_a_rejoiner(monkeypatch, True)
+    # The round after the death and the round after the hand edit read no one (both
+    # marked; the columns read afresh every round would have read them each round).
+    assert reads[:2] == [[], []]
+    assert "b7" in reads[2] and "a7" not in reads[2]  # read again once b7 fights
+    _fresh_reads, fresh = _pairs_with_a_rejoiner(monkeypatch, False)
+    assert json.dumps(kept) == json.dumps(fresh)
+    assert any(e["kind"] == "damage" and e["source"] == "b7" and e["target"] == "a8"
+               for e in kept)

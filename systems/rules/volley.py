@@ -502,7 +502,12 @@ def volley_round(world: World) -> None:
     hooky = any(rules.hooks[kind] for kind in HOOK_KINDS)
     fresh = not PERSISTENT or any(rules.hooks.values())  # a hook may change anything
     cache = column_cache(world, fresh)
-    order = _sorted_rows(world, cache) if fresh else fighter_rows(world, cache)
+    if fresh:
+        order = _sorted_rows(world, cache)
+    else:
+        order = fighter_rows(world, cache)
+        cache.need(world, order)  # the fighters, then whom they fight, read if left unread
+        cache.need(world, cache.table[COLUMN["target"], order])
     sheets = cache.sheets
     plan = Plan(world, cache, order, 0, hooky)
     events = world.events

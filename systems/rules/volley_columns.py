@@ -17,6 +17,9 @@ persistent columns"):
   `start_fight`, `place`) and `melee.fighter_turn` ending a fight whose target is gone
   touch the creature (`World.touch`, `VolleyCache.touch`), as a game that edits
   components by hand must (docs/api.md);
+- a dirty creature out of the round's fight (the dead, a victor whose foe fell) is only
+  marked `unread`: it is read when a round takes it as a fighter or a target
+  (`VolleyCache.need`), so a pack of a thousand duels does not read its dead;
 - a load (new sheets), a content change, a log that shrank or was replaced, `touch()`
   with no creature, or more rows than 4 x the fighters + 4,096 throw the whole cache
   away (`VolleyCache.valid_for`); a world with a hook registered (a hook may change
@@ -353,6 +356,7 @@ class VolleyCache:
         self.type_names: list[str] = []
         self.type_code: dict[str, int] = {}
         self.dirty: set[int] = set()        # entities to read again
+        self.unread = np.zeros(0, dtype=bool)  # rows read again only when a round needs them
         self.stale = False                  # everything to read again
         self.seen = 0                       # events already looked at
         self.log: Any = None                # ... in this log
@@ -402,23 +406,40 @@ class VolleyCache:
             self.last_event = events[-1] if events else None
 
     def sync(self, world: World) -> None:
-        """Bring the rows up to date with what happened since the last round."""
+        """Bring the rows up to date with what happened since the last round: the dirty
+        fighters are read again now; any other dirty row (the dead, a victor whose fight
+        ended) is only marked `unread`, and read when a round needs it (`need`)."""
         self.note_events(world, self.seen)
         self.looked(world)
         if self.dirty:
-            entities = [e for e in self.dirty if e in self.row_of]
+            row_of, fighting = self.row_of, world.fighting
+            entities = [e for e in self.dirty if e in row_of]
             self.dirty.clear()
-            if entities:
-                sheets, by_id = world.sheets, world.by_id
-                rows = [self.row_of[e] for e in entities]
-                self.read(world, [sheets[e] for e in entities], np.array(rows, dtype=np.int64))
-                foes = [by_id[f] for f in (self.fighting[row] for row in rows)
-                        if f is not None and f in by_id]
-                self.rows_for(world, foes)  # reads those not cached yet
-                self.resolve(world, rows)
+            later = [row_of[e] for e in entities if e not in fighting]
+            if later:
+                self.unread[later] = True
+            now = [row_of[e] for e in entities if e in fighting]
+            if now:
+                self.reread(world, now)
         if self.unresolved and len(world.by_id) != self.creatures:
             self.resolve(world, sorted(self.unresolved))
         self.creatures = len(world.by_id)
+
+    def reread(self, world: World, rows: list[int]) -> None:
+        """Read these cached rows again, and the creatures they now fight."""
+        sheets, by_id = self.sheets, world.by_id
+        self.read(world, [sheets[row] for row in rows], np.array(rows, dtype=np.int64))
+        foes = [by_id[f] for f in (self.fighting[row] for row in rows)
+                if f is not None and f in by_id]
+        self.need(world, self.rows_for(world, foes))  # reads those not cached yet
+        self.resolve(world, rows)
+
+    def need(self, world: World, rows: np.ndarray) -> None:
+        """A round reads these rows (-1: none): read again those left `unread` by `sync`."""
+        rows = rows[rows >= 0]
+        stale = rows[self.unread[rows]]
+        if len(stale):
+            self.reread(world, np.unique(stale).tolist())
 
     # -- reading -----------------------------------------------------------------------
     def rows_for(self, world: World, entities: list[int]) -> np.ndarray:
@@ -467,6 +488,9 @@ class VolleyCache:
             grown = np.zeros((old.shape[0], capacity), dtype=np.int64)
             grown[:, :old.shape[1]] = old
             setattr(self, name, grown)
+        unread = np.zeros(capacity, dtype=bool)
+        unread[:len(self.unread)] = self.unread
+        self.unread = unread
 
     def resolve(self, world: World, rows: list[int]) -> None:
         """The `target` column (the row of whom each fights, -1 none) of these rows."""
@@ -488,6 +512,7 @@ class VolleyCache:
         if not n:
             return
         table = self.table
+        self.unread[rows] = False
         numbers = np.fromiter(chain.from_iterable(map(_NUMBER_GETTER, sheets)),
                               dtype=np.int64, count=n * len(_NUMBERS)).reshape(n, len(_NUMBERS))
         table[:len(_NUMBERS), rows] = numbers.T
