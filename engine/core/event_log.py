@@ -133,6 +133,12 @@ class EventLog(MutableSequence[Any]):
             self._hidden = 0
         return items
 
+    def entries(self) -> list[Any]:
+        """The log as it stands, nothing built: event objects, and a `LazyBlock` for each
+        stretch still held as columns (a copy of the list: for a reader that can sum a
+        block's columns instead of building its events, as a pack's tally does)."""
+        return list(self._items)
+
     def _tail_start(self) -> int:
         """The first log index after the last block (every index from here is built)."""
         return self._last + 1 + self._hidden

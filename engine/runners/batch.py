@@ -347,7 +347,8 @@ class Tally:
     type, hits taken and landed, kills, deaths, the settled pulse) and its creatures'
     final state (hit points, life, side)."""
 
-    def __init__(self, world: World, job: BatchJob) -> None:
+    def __init__(self, world: World, job: BatchJob, events: Any = None) -> None:
+        """`events`: the log to read (None: the World's own)."""
         self.world, self.job = world, job
         ids = job.creatures
         self.taken: dict[str, dict[str, int]] = {creature: {} for creature in ids}
@@ -357,7 +358,7 @@ class Tally:
         self.kills = dict.fromkeys(ids, 0)
         self.died: dict[str, int | None] = dict.fromkeys(ids, None)
         self.settled: int | None = None
-        for event in world.events:
+        for event in world.events if events is None else events:
             kind = event.kind
             if kind == "damage":
                 self._damage(event)

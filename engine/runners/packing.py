@@ -47,7 +47,6 @@ from msgspec.structs import replace as replace_struct
 
 from affray.core.collector import collector_paused
 from affray.core.errors import UsageError
-from affray.core.event_log import EventLog
 from affray.runners.batch import (
     CREATURE_COLUMNS,
     ROUND_PULSES,
@@ -57,6 +56,7 @@ from affray.runners.batch import (
     Tally,
     _sample,
 )
+from affray.runners.pack_tally import PackTally
 
 if TYPE_CHECKING:
     from affray.core.world import World
@@ -367,12 +367,11 @@ class _Names:
 
 
 class _Copy:
-    """One copy as `batch.Tally` and `batch._sample` read a run: its own events (damage
-    and death), the World's clock, its creatures' sheets by their renamed ids; `job`
-    names those ids. `columns` pairs each run-table column of a renamed id with the
-    scenario's own name for it."""
+    """One copy as `batch.Tally` and `batch._sample` read a run: the World's clock, its
+    creatures' sheets by their renamed ids; `job` names those ids. `columns` pairs each
+    run-table column of a renamed id with the scenario's own name for it."""
 
-    __slots__ = ("columns", "events", "index", "job", "names", "world")
+    __slots__ = ("columns", "index", "job", "names", "world")
 
     def __init__(self, world: World, job: PackedJob, index: int) -> None:
         self.world, self.index = world, index
@@ -381,7 +380,6 @@ class _Copy:
         self.columns = [(f"{renamed}.{figure}", f"{creature}.{figure}")
                         for renamed, creature in self.names.items()
                         for figure, _kind in CREATURE_COLUMNS]
-        self.events: list[Any] = []
 
     @property
     def pulse(self) -> int:
@@ -391,21 +389,24 @@ class _Copy:
         return self.world.sheet(creature)
 
 
-_TALLIED = frozenset(("damage", "death"))  # what a copy's Tally reads (`settled`: _Watch)
-
-
 def _records(world: World, job: PackedJob, copies: list[_Copy], heads: list[dict[str, Any]],
              settled: list[int | None], collect: str,
              rounds: list[list[dict[str, Any]]] | None) -> list[Record]:
-    """Each copy's row from its own events and creatures, ids named back."""
-    owner = {name: copy for copy in copies for name in copy.names}
-    log = world.events  # read once, as the list it is built into (no iterator frames)
-    events = log.built() if type(log) is EventLog else log
-    for event in [event for event in events if event.kind in _TALLIED]:
-        owner[event.target].events.append(event)
+    """Each copy's row from its own events and creatures, ids named back. The whole
+    pack's log is tallied at once, its blows as columns (`PackTally`); each copy's
+    `Tally` gets its creatures' figures."""
+    names = [name for copy in copies for name in copy.names]
+    tally_of = PackTally(names).read(world.events)
+    taken, struck, dealt, hits = tally_of.figures()
     out: list[Record] = []
+    at = 0
     for copy, head, pulse in zip(copies, heads, settled, strict=True):
-        tally = Tally(copy, copy.job)  # type: ignore[arg-type]  # a World's reading
+        tally = Tally(copy, copy.job, events=())  # type: ignore[arg-type]  # a World's reading
+        for name in copy.names:
+            tally.taken[name], tally.struck[name] = taken[at], struck[at]
+            tally.dealt[name], tally.hits[name] = dealt[at], hits[at]
+            tally.died[name], tally.kills[name] = tally_of.died[name], tally_of.kills[name]
+            at += 1
         row = tally.run_row()
         row["settled"] = pulse
         for renamed, column in copy.columns:

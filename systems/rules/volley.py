@@ -439,6 +439,16 @@ class BlowEvents:
                                       damage_type, "melee", None, bool(self.critical[b]),
                                       False, None))
 
+    def damage_columns(self, blows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The damage events among these blows (indexes), as columns, for a reader that
+        sums them without building them (a pack's tally, engine/runners/pack_tally.py):
+        each one's attacker and victim (as indexes into `ids`), amount and damage type (an
+        index into `type_names`)."""
+        where = blows[self.kind[blows] == DAMAGE]
+        types = (np.zeros(len(where), dtype=np.int64) if self.blow_type is None
+                 else self.blow_type[where])
+        return self.attacker[where], self.victim[where], self.dam[where], types
+
     def objects(self) -> list:
         """Every blow's event, in blow order, built kind by kind with C-level tuple
         construction (kept: a second read gets the same objects).
