@@ -479,3 +479,28 @@ def test_the_quick_benchmark_gives_every_packed_row():
     assert [row.name for row in rows] == list(ROWS)
     assert all(row.ok and not row.skipped and row.median_seconds > 0 for row in rows)
     assert "duels/s" in rows[1].note and "cores" in rows[-1].note
+
+
+def test_a_pack_s_job_is_unpickled_once_per_process_and_runs_the_same(monkeypatch):
+    """A PackedJob goes to a worker with every task; the worker unpickles its fields once
+    and takes the same job for later tasks carrying it (by its fields' digest), while a
+    job with other fields is a job of its own. The job a worker receives plays the same
+    pack as the job sent. The kept jobs are bounded both ways."""
+    import pickle
+
+    monkeypatch.setattr(packing, "_RECEIVED", {})
+    monkeypatch.setattr(packing, "_SENT", {})
+    job = packing.pack_job(prepare(builtin_scenario("duel")), 50)
+    first, second = pickle.dumps(job), pickle.dumps(job)
+    assert first == second
+    received = pickle.loads(first)
+    assert received is not job and pickle.loads(second) is received
+    other = pickle.loads(pickle.dumps(packing.pack_job(prepare(builtin_scenario("duel")), 40)))
+    assert other is not received and other.size == 40 and received.size == 50
+    sent_rows = packing.run_pack(job, [(n, 7 + n) for n in range(50)], "creatures")
+    received_rows = packing.run_pack(received, [(n, 7 + n) for n in range(50)], "creatures")
+    assert sent_rows == received_rows
+    for size in range(1, packing._KEPT_JOBS + 2):
+        pickle.loads(pickle.dumps(packing.pack_job(prepare(builtin_scenario("duel")), size)))
+    assert len(packing._RECEIVED) == len(packing._SENT) == packing._KEPT_JOBS
+    assert pickle.loads(first) is not received  # pushed out: unpickled afresh
