@@ -16,6 +16,7 @@ from affray.core.actions import Move
 from affray.data.creatures import Copier
 from affray.data.scenario import builtin_scenario, load_scenario
 from affray.runners.batch import prepare
+from tests.conftest import world_from_text
 
 SCENARIOS = sorted(path.stem for path in Path(builtin_scenario("duel")).parent.glob("*.toml"))
 # A built-in too long to play out six times here: its march and first clash only.
@@ -254,3 +255,30 @@ def test_a_pickled_job_builds_the_same_worlds():
         finally:
             here.close()
             there.close()
+
+
+@pytest.mark.parametrize("name", ["demo", "duel", "skirmish"])
+def test_fights_a_scenario_starts_are_the_api_s_start_fight(name):
+    """A scenario's `fighting` entries start their fights at build without the API's
+    `touch` (nothing has read the World yet): the same log and snapshot as the scenario
+    built without them and the same fights started through `World.start_fight` (which
+    touches), in file order, for three seeds."""
+    import re
+
+    text = builtin_scenario(name).read_text()
+    fights = re.findall(r'id = "([^"]+)"(?:(?!\[\[)[\s\S])*?\nfighting = "([^"]+)"', text)
+    assert fights  # the scenario starts fights
+    bare = re.sub(r'\nfighting = "[^"]+"', "", text)
+    for seed in (0, 7, 123):
+        direct = load_scenario(builtin_scenario(name), seed=seed)
+        scripted = world_from_text(bare, seed=seed)
+        try:
+            for attacker, victim in fights:
+                scripted.start_fight(attacker, victim)
+            assert _log_and_state(scripted) == _log_and_state(direct)
+            direct.run(400)
+            scripted.run(400)
+            assert _log_and_state(scripted) == _log_and_state(direct)
+        finally:
+            direct.close()
+            scripted.close()

@@ -29,6 +29,7 @@ from affray.core.collector import collector_paused
 from affray.core.errors import ScenarioError, UsageError
 from affray.core.esper_context import keeps_esper_world
 from affray.core.grid import Grid, Terrain, chebyshev
+from affray.core.spawning import SpawnBatch
 from affray.core.validate import MAX_PULSE as VALIDATE_MAX_PULSE
 from affray.core.world import DEFAULT_LEGEND, World, default_rules
 from affray.data.content_loader import (
@@ -439,9 +440,12 @@ class Blueprint:
             world.vectorise = spec.vectorise
             for at, make_door in self.doors:
                 world.add_door(at, make_door())
-            for planned in self.creatures:
-                world.add_creature(planned.id, planned.at, planned.make(),
-                                   template=planned.template)
+            batch = SpawnBatch(world)  # add_creature's, the sets and roster written once
+            try:
+                for planned in self.creatures:
+                    batch.checked(planned.id, planned.at, planned.make(), planned.template)
+            finally:
+                batch.flush()
             _add_items(world, spec, self.source)
             _start_fights(world, spec)
             world.scripted = list(self.actions)
@@ -755,10 +759,17 @@ def _add_items(world: World, spec: ScenarioFile, source: str) -> None:
 
 
 def _start_fights(world: World, spec: ScenarioFile) -> None:
-    """The fights the scenario starts with, in file order."""
+    """The fights the scenario starts with, in file order: `World.start_fight`'s checks
+    and fights, without its `touch` of the two (a game's call tells the caches and
+    resting minds of a change; a World being built has read nothing yet)."""
+    from affray.core.validate import check_fight
+    from affray.systems.rules.engagement import start_fight
+
     for entry in spec.creatures:
         if entry.fighting is not None:
-            world.start_fight(entry.id, entry.fighting)
+            attacker, victim = world.sheet(entry.id), world.sheet(entry.fighting)
+            check_fight(attacker, victim)
+            start_fight(world, attacker, victim, "scripted")
 
 
 @keeps_esper_world
