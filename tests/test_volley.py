@@ -517,3 +517,47 @@ def test_r_act_1_victims_that_fight_no_one_fight_back_on_both_paths_alike() -> N
             assert (before["source"], before["target"]) == (event["target"], event["source"])
         answered_somewhere |= len(answered) >= 8
     assert answered_somewhere
+
+
+def stand_down_text() -> str:
+    """X kills D at its first blow; F, fighting D, stands down from fighting (R-ACT-2)
+    and, freed, fights back A, who fights it (R-ACT-1); A's turn comes after X's and
+    before D's (spawn order X, A, F, D), and nothing else touches F before it."""
+    text = ('name = "stand_down"\npulses = 40\n[map]\nrows = ["....."]\n'
+            '[[creatures]]\nid = "x"\nat = [0, 0]\nfighting = "d"\n'
+            'template = "human_warrior"\n'
+            '[[creatures]]\nid = "a"\nat = [3, 0]\nfighting = "f"\ntemplate = "orc_brute"\n'
+            '[[creatures]]\nid = "f"\nat = [2, 0]\nfighting = "d"\n'
+            'template = "human_warrior"\nhp = 400\n'
+            '[[creatures]]\nid = "d"\nat = [1, 0]\nfighting = "x"\ntemplate = "kobold"\n'
+            'hp = 1\n')
+    return text + "[content.fight]\nvectorise_min_fighters = 2\n"
+
+
+def test_a_kill_s_bystanders_are_walked_singly_r_act_2(monkeypatch) -> None:
+    """R-ACT-2, R-ACT-1: a death ends the fights of those fighting the dead, stands them
+    down and may engage them anew, all off the vectorised path. Every creature the kill's
+    events name is touched: the blows aimed at the bystander F later in the round (A's,
+    planned while F still fought D) are walked singly against F as it is now, never
+    applied in bulk, and under pinned draws the log is the scalar one."""
+    bulk: list[tuple[int, str]] = []
+    real_apply = volley.Plan.apply
+
+    def recording(self, world, turn, count):  # type: ignore[no-untyped-def]
+        for t in range(turn, turn + count):
+            bulk.append((world.pulse, self.sheets[int(self.attacker[t])].id))
+        real_apply(self, world, turn, count)
+
+    monkeypatch.setattr(volley.Plan, "apply", recording)
+    deaths = 0
+    for u in SWEEP:
+        bulk.clear()
+        vector = run_pinned(stand_down_text(), "auto", u, pulses=13)
+        assert vector == run_pinned(stand_down_text(), "never", u, pulses=13), f"u = {u}"
+        killed = [e for e in vector if e["kind"] == "death"]
+        assert all(e["target"] == "d" for e in killed)
+        if killed and killed[0]["pulse"] == 0:
+            deaths += 1
+            assert (0, "a") not in bulk  # planned against F fighting D: walked singly
+            assert (12, "a") in bulk  # the next round plans it afresh: in bulk again
+    assert deaths > len(SWEEP) // 2

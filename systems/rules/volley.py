@@ -24,7 +24,10 @@ is the scalar path's, in its order, with its fields. Whatever a later blow could
 changed is handled exactly:
 
 - a scalar fighter's turn runs where it falls, on the live state, and the creatures it
-  touched have their later turns walked singly;
+  touched have their later turns walked singly, and the blows aimed at them too; so
+  does every creature named by what a turn walked off the bulk path logged (a kill's
+  events name those whose fight it ended, stood down and engaged anew, R-ACT-2);
+- the turn of a fighter dead by then is nothing: it touches no one but itself;
 - a plain fighter or target whose position changed before its turn (a player knocked
   down the hit point ladder) takes the scalar path for that turn; a ladder fall inside a
   vectorised turn finishes that turn's remaining blows on the scalar path;
@@ -237,6 +240,18 @@ class Plan:
                 if row is not None and row < len(self.touched):
                     self.touched[row] = True
                     self.any_touched = True
+
+    def touch_entities(self, entities: set[int]) -> None:
+        """These creatures were named by what a turn off the vectorised path logged: it
+        may have changed them (a kill ends the fights of those fighting the dead, and
+        stands them down from fighting: R-ACT-2), so their later turns, and the blows
+        aimed at them, are walked singly."""
+        row_of, touched = self.cache.row_of, self.touched
+        for entity in entities:
+            row = row_of.get(entity)
+            if row is not None and row < len(touched):
+                touched[row] = True
+                self.any_touched = True
 
     def run_length(self, turn: int) -> int:
         """How many turns from `turn` on can be applied in bulk: consecutive in the round,
@@ -533,12 +548,21 @@ def volley_round(world: World) -> None:
                 plan.apply(world, turn, count)
                 index += count
                 continue
+        if not fighter.vitals.alive:
+            # Died earlier this round: its turn is nothing (melee.fighter_turn) and reads
+            # or changes no one, so nothing is flushed or marked but itself.
+            plan.touch(fighter)
+            index += 1
+            continue
+        if turn >= 0:
             victim = plan.sheets[int(plan.victim[turn])]
             plan.flush()
             start = len(events)
-            if not _vector_turn(world, plan, turn, fighter):
+            walked = _vector_turn(world, plan, turn, fighter)
+            if walked is None:
                 fighter_turn(world, fighter)
-            cache.note_events(world, start)
+            if walked is not BLOWS_ONLY:  # its blows name only the two, touched below
+                plan.touch_entities(cache.note_events(world, start))
             plan.touch(fighter, victim)
             index += 1
             continue
@@ -547,7 +571,7 @@ def volley_round(world: World) -> None:
         plan.flush()
         start = len(events)
         fighter_turn(world, fighter)
-        cache.note_events(world, start)
+        plan.touch_entities(cache.note_events(world, start))
         plan.touch(fighter, victim)
         if hooky and len(plan.chosen) and plan.chosen[-1] > index:  # a hook may have run
             replans += 1
@@ -588,11 +612,16 @@ def _fighting_after(world: World, cache: VolleyCache, plan: Plan, fresh: bool) -
     cache.looked(world)
 
 
-def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
+BLOWS_ONLY, INFLICTED = "blows only", "inflicted"  # what `_vector_turn` walked
+
+
+def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> str | None:
     """Apply one fighter's precomputed blows singly (a turn that may kill, or whose
-    fighter or target a turn off the vectorised path touched); False (nothing done)
-    when it must take the scalar path: dead, its target changed, dead or knocked down
-    since the plan."""
+    fighter or target a turn off the vectorised path touched). None (nothing done) when
+    it must take the scalar path: dead, its target changed, dead or knocked down since
+    the plan. Else BLOWS_ONLY when it logged only its blows and a fight its victim
+    started (events naming the two of them alone), or INFLICTED when a blow went
+    through the damage pipeline (a death, a fall down the ladder: anything logged)."""
     row_f, row_v = plan.cache.row_of[fighter.entity], int(plan.victim[turn])
     victim = plan.sheets[row_v]
     positions = plan.positions
@@ -600,7 +629,7 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
             or fighter.combat.fighting != victim.id
             or fighter.vitals.position != positions[row_f]
             or victim.vitals.position != positions[row_v]):
-        return False  # the scalar turn skips the dead, ends a fight with a dead target
+        return None  # the scalar turn skips the dead, ends a fight with a dead target
     events = world.events
     pay = fighter.creature.player
     vitals = victim.vitals
@@ -622,11 +651,11 @@ def _vector_turn(world: World, plan: Plan, turn: int, fighter: Sheet) -> bool:
         try:
             inflict(world, Hit(fighter, victim, dam, fighter.weapon_type, WEAPON, True, "melee"))
         except VictimDeath:
-            return True  # R-DMG-2: the kill ends the turn
+            return INFLICTED  # R-DMG-2: the kill ends the turn
         # A player fell down the ladder, alive: the rest of the turn sees it down.
         _finish_scalar(world, fighter, victim, int(plan.blow_step[b]) + 1)
-        return True
-    return True
+        return INFLICTED
+    return BLOWS_ONLY
 
 
 def _finish_scalar(world: World, fighter: Sheet, victim: Sheet, step: int) -> None:

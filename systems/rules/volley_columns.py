@@ -392,9 +392,12 @@ class VolleyCache:
             return False
         return self.count <= 4 * len(world.fighting) + 4096
 
-    def note_events(self, world: World, start: int, stop: int | None = None) -> None:
-        """Mark dirty every creature the events `start:stop` name."""
-        mark_named(world.events[start:stop], world.by_id, self.dirty)
+    def note_events(self, world: World, start: int, stop: int | None = None) -> set[int]:
+        """Mark dirty every creature the events `start:stop` name; their entities."""
+        named: set[int] = set()
+        mark_named(world.events[start:stop], world.by_id, named)
+        self.dirty |= named
+        return named
 
     def looked(self, world: World) -> None:
         """Every event so far has been taken into account."""
