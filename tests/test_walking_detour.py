@@ -136,3 +136,71 @@ def test_a_walker_cut_off_from_its_goal_is_told_so_without_the_field(case, free_
     assert walking.cut_off(grid, goal, here, radius, free) is (not reached)
     assert walking.detour(grid, goal, here, radius, free) == reference(grid, goal, here,
                                                                        radius)
+
+
+@st.composite
+def far_crowded(draw: st.DrawFn) -> tuple[Grid, tuple[int, int], tuple[int, int], int | None]:
+    """A bigger map (up to 40 x 30), the goal at any distance: boxes far smaller than
+    the window, detours short and long."""
+    width, height = draw(st.integers(12, 40)), draw(st.integers(8, 30))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    terrain = rng.choice(np.array([int(c) for c in CODES], dtype=np.uint8),
+                         size=(height, width), p=[0.14] * 5 + [0.1, 0.1, 0.1])
+    grid = Grid(terrain)
+    density = draw(st.sampled_from((0.1, 0.3, 0.6)))
+    grid.occupant[:] = (rng.random((height, width)) < density).astype(np.int32) * 5
+    here = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    goal = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    grid.occupant[here[1], here[0]] = 1
+    grid.occupant[goal[1], goal[0]] = 2 if goal != here else 1
+    radius = draw(st.sampled_from((None, 6, 10, 20)))
+    return grid, here, goal, radius
+
+
+@settings(max_examples=400, deadline=None)
+@given(far_crowded())
+def test_a_short_detour_from_its_box_is_the_window_s_step(case) -> None:
+    """R-MIND-3: the step from the small box (`walking.short_detour`), whenever it gives
+    one, is the window's blocking field's; and so is `detour`'s, box or no box."""
+    grid, here, goal, radius = case
+    free = walking.free_around(grid, here)
+    expected = reference(grid, goal, here, radius)
+    short = walking.short_detour(grid, goal, here, radius, free) if any(free) else None
+    if short is not walking.LONG_WAY and any(free) and not walking.cut_off(
+            grid, goal, here, radius, free):
+        assert short == expected
+    assert walking.detour(grid, goal, here, radius) == expected
+
+
+def test_a_file_blocked_ahead_sidesteps_from_the_box_without_the_window_s_field(
+        monkeypatch) -> None:
+    """R-MIND-3, worked example: a soldier 20 cells west of its foe, the cell ahead (east)
+    taken by its own file: the least value beside it is 20 (a sidestep), decided in a
+    box of 28 x 47 cells (reach 23), not the window's 101 x 60; the step is south-east,
+    the first of the two diagonals in R-GRID-2's order. A rank ahead from the bottom edge
+    up to 4 cells short of the top is a long way round: the window's field decides."""
+    grid = Grid(np.zeros((60, 140), dtype=np.uint8))
+    here, goal = (40, 30), (60, 30)
+    grid.occupant[30, 40] = 1
+    grid.occupant[30, 60] = 2
+    grid.occupant[30, 41] = 3  # the file ahead
+    made: list[object] = []
+    real = walking.blocking_field
+
+    def recording(*args):  # type: ignore[no-untyped-def]
+        made.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(walking, "blocking_field", recording)
+    step = walking.detour(grid, goal, here, 60)
+    assert step == reference(grid, goal, here, 60)
+    assert walking.NEIGHBOURS[step] == (1, 1)
+    assert made == []  # the box decided
+    grid.occupant[4:60, 41] = 3  # the rank: round its top end, far more than 23 steps
+    free = walking.free_around(grid, here)
+    assert walking.short_detour(grid, goal, here, 60, free) is walking.LONG_WAY
+    step = walking.detour(grid, goal, here, 60)
+    assert step == reference(grid, goal, here, 60)
+    assert walking.NEIGHBOURS[step] == (0, -1)  # north, toward the end of the rank
+    assert len(made) == 1  # the window's field

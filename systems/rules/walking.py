@@ -237,6 +237,9 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
         return None
     if cut_off(grid, goal, here, radius, free):
         return None
+    short = short_detour(grid, goal, here, radius, free)
+    if short is not LONG_WAY:
+        return short
     made = blocking_field(grid, goal, here, radius)
     hx, hy = here[0] - made.x0, here[1] - made.y0
     if 0 <= hy < made.dist.shape[0] and 0 <= hx < made.dist.shape[1]:
@@ -246,6 +249,47 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     else:
         value = None
     return step_down(made.around(here), free, value)
+
+
+LONG_WAY = -1      # `short_detour`: no answer from the small box, ask the window's field
+DETOUR_SLACK = 3   # how much longer than the crow flies a short detour may be
+
+
+def short_detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
+                 free: list[bool]) -> int | None:
+    """`detour`'s step from a Dijkstra over a small box, when that box decides it.
+
+    The step is the first free neighbour of least value in the window's blocking field.
+    A walk of length L from the goal stays within L of it (Chebyshev) and, to end beside
+    the walker, within L + 1 of the walker: so every walk of length R = c + DETOUR_SLACK
+    (c: the walker's distance to the goal as the crow flies) lies in the box where the
+    window, the square of radius R round the goal and the square of radius R + 1 round
+    the walker meet, and the box's field equals the window's at every cell the window's
+    puts at R or less (elsewhere it is no less). So when the least value among the
+    walker's neighbours in the box is R or less, it is the window's least value, at the
+    same neighbours, and the step is the same. Most detours of a marching army are a
+    sidestep round the file ahead (their least value is c), and the box is a fraction of
+    the window; a detour round a whole rank is LONG_WAY, and the window's field decides.
+    """
+    c = max(abs(goal[0] - here[0]), abs(goal[1] - here[1]))
+    reach = c + DETOUR_SLACK
+    wx0, wy0, wx1, wy1 = ((0, 0, grid.width, grid.height) if radius is None
+                          else window_of(grid, here, radius))
+    x0 = max(wx0, goal[0] - reach, here[0] - reach - 1)
+    y0 = max(wy0, goal[1] - reach, here[1] - reach - 1)
+    x1 = min(wx1, goal[0] + reach + 1, here[0] + reach + 2)
+    y1 = min(wy1, goal[1] + reach + 1, here[1] + reach + 2)
+    if 2 * (x1 - x0) * (y1 - y0) > (wx1 - wx0) * (wy1 - wy0):
+        return LONG_WAY  # not much smaller than the window: its field, kept, is as good
+    dist = np.full((y1 - y0, x1 - x0), UNREACHED, dtype=np.int32)
+    dist[goal[1] - y0, goal[0] - x0] = 0
+    tcod.path.dijkstra2d(dist, walkable(grid, x0, y0, x1, y1, True), 1, 1, out=dist)
+    box = Field(grid.version, (goal,), here, radius, x0, y0, dist)
+    values = box.around(here)
+    reached = [v for v in values if v is not None]
+    if not reached or min(reached) > reach:
+        return LONG_WAY
+    return step_down(values, free, min(reached) + 1)
 
 
 def cut_off(grid: Grid, goal: Cell, here: Cell, radius: int | None,
