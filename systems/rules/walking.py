@@ -235,11 +235,11 @@ def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
         free = free_around(grid, here)
     if not any(free):
         return None
-    short = short_detour(grid, goal, here, radius, free)  # a cut-off walker: LONG_WAY
-    if short is not LONG_WAY:
-        return short
     if cut_off(grid, goal, here, radius, free):
         return None
+    short = short_detour(grid, goal, here, radius, free)
+    if short is not LONG_WAY:
+        return short
     made = blocking_field(grid, goal, here, radius)
     hx, hy = here[0] - made.x0, here[1] - made.y0
     if 0 <= hy < made.dist.shape[0] and 0 <= hx < made.dist.shape[1]:
@@ -270,14 +270,11 @@ def short_detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     same neighbours, and the step is the same. Most detours of a marching army are a
     sidestep round the file ahead (their least value is c), and the box is a fraction of
     the window; a detour round a whole rank is LONG_WAY, and the window's field decides.
-    A walker cut off from its goal (`cut_off`) reaches nothing in the box either: LONG_WAY.
-    The goal must lie in the window (else `cut_off`: no root)."""
+    """
     c = max(abs(goal[0] - here[0]), abs(goal[1] - here[1]))
     reach = c + DETOUR_SLACK
     wx0, wy0, wx1, wy1 = ((0, 0, grid.width, grid.height) if radius is None
                           else window_of(grid, here, radius))
-    if not (wx0 <= goal[0] < wx1 and wy0 <= goal[1] < wy1):
-        return LONG_WAY  # no root in the window: `cut_off` says so
     x0 = max(wx0, goal[0] - reach, here[0] - reach - 1)
     y0 = max(wy0, goal[1] - reach, here[1] - reach - 1)
     x1 = min(wx1, goal[0] + reach + 1, here[0] + reach + 2)
