@@ -342,6 +342,15 @@ def _sample(world: World, job: BatchJob, rounds: list[dict[str, Any]]) -> None:
                    "alive": alive[side]} for side in hp)
 
 
+def note_death(event: Any, died: dict[str, int | None], kills: dict[str, int]) -> None:
+    """A death event in a run's figures: the target's death pulse (its first death) and
+    a kill for its killer (when the killer is one of the run's creatures)."""
+    if died[event.target] is None:
+        died[event.target] = event.pulse
+    if event.killer in kills:
+        kills[event.killer] += 1
+
+
 class Tally:
     """A finished run's figures, from one pass over its log (damage taken and dealt by
     type, hits taken and landed, kills, deaths, the settled pulse) and its creatures'
@@ -363,11 +372,7 @@ class Tally:
             if kind == "damage":
                 self._damage(event)
             elif kind == "death":
-                target = event.target
-                if self.died[target] is None:
-                    self.died[target] = event.pulse
-                if event.killer in self.kills:
-                    self.kills[event.killer] += 1
+                note_death(event, self.died, self.kills)
             elif kind == "settled":
                 self.settled = event.pulse
 

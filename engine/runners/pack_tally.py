@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from affray.core.event_log import EventLog, LazyBlock
+from affray.runners.batch import note_death
 
 
 class PackTally:
@@ -102,11 +103,7 @@ class PackTally:
             attacker = self.index.get(event.source, -1) if type(event.source) is str else -1
             self._loose.append((attacker, victim, event.amount, self._type(event.damage_type)))
         elif kind == "death":
-            target = event.target
-            if self.died[target] is None:
-                self.died[target] = event.pulse
-            if event.killer in self.kills:
-                self.kills[event.killer] += 1
+            note_death(event, self.died, self.kills)
 
     # -- the figures -----------------------------------------------------------------
     def figures(self) -> tuple[list[dict[str, int]], list[int], list[dict[str, int]], list[int]]:
