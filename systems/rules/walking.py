@@ -38,6 +38,7 @@ import tcod.path
 from scipy import ndimage
 
 from affray.core.grid import NEIGHBOURS, Terrain
+from affray.systems.rules.sight import window as window_of  # one window: sight's
 
 if TYPE_CHECKING:
     from affray.core.grid import Grid
@@ -147,12 +148,6 @@ def blocked_sums(grid: Grid) -> np.ndarray:
     sums[1:, 1:] = blocked.cumsum(axis=0).cumsum(axis=1)
     grid.cache["blocked"] = (grid.terrain_version, sums)
     return sums
-
-
-def window_of(grid: Grid, centre: Cell, radius: int) -> tuple[int, int, int, int]:
-    cx, cy = centre
-    return (max(0, cx - radius), max(0, cy - radius), min(grid.width, cx + radius + 1),
-            min(grid.height, cy + radius + 1))
 
 
 def open_window(grid: Grid, centre: Cell, radius: int) -> bool:
