@@ -6,7 +6,9 @@ row says the CPU time too: on a shared machine the wall time of 2 workers says h
 cores they got, the CPU per duel what 2 free cores would give. The 2-worker rows say
 where the time went: the pool's start-up (a cold `batch(workers=2)` against a warmed
 pool), the tasks (their count, and what shipping the job costs each), and contention
-(the CPU a duel costs in a worker against in one process).
+(the CPU a duel costs in a worker against in one process). The packed pair is timed at
+10 packs and again at 40 (`long`): a short batch's last pack, which one worker plays
+while the other waits, weighs four times as much in the first.
 
 `python -m benchmarks.packing` runs these rows alone (`--quick`: small sizes).
 """
@@ -35,16 +37,18 @@ class PackPlan:
     pool_unpacked: int  # duels of the unpacked 1 -> 2 worker rows
     pool_packed: int    # duels of the packed 1 -> 2 worker rows
     spin: float         # seconds of each busy loop of the cores row
+    pool_packed_long: int = 0  # and of the long ones: 4 x as many packs
 
 
 QUICK_PACK = PackPlan(unpacked=40, packed=200, pack=100, pool_unpacked=40,
-                      pool_packed=200, spin=0.2)
+                      pool_packed=200, spin=0.2, pool_packed_long=800)
 FULL_PACK = PackPlan(unpacked=2_000, packed=10_000, pack=1_000, pool_unpacked=2_000,
-                     pool_packed=10_000, spin=1.5)
+                     pool_packed=10_000, spin=1.5, pool_packed_long=40_000)
 ROWS = ("duels unpacked (1 core)", "duels packed (1 core)", "packed duel: build",
         "packed duel: play", "packed duel: tables", "unpacked, 1 worker",
         "unpacked, 2 workers (cold pool)", "unpacked, 2 workers (warm pool)",
-        "packed, 1 worker", "packed, 2 workers (warm pool)", "cores to be had: spin 1 -> 2")
+        "packed, 1 worker", "packed, 2 workers (warm pool)", "packed, 1 worker (long)",
+        "packed, 2 workers (warm pool, long)", "cores to be had: spin 1 -> 2")
 
 
 def packed_duels(content: Content, plan: object) -> list[Result]:
@@ -124,10 +128,15 @@ def workers(sizes: PackPlan) -> list[Result]:
     shipped = {None: len(pickle.dumps(plain_job)),
                sizes.pack: len(pickle.dumps(pack_job(plain_job, sizes.pack)))}
     rows = []
-    for label, runs, pack in (("unpacked", sizes.pool_unpacked, None),
-                              ("packed", sizes.pool_packed, sizes.pack)):
+    # The long packed pair: 4 x the packs, so the last pack's wait and a worker's first
+    # unpickle of the job weigh a quarter as much as in the short one.
+    for label, runs, pack, suffix in (("unpacked", sizes.pool_unpacked, None, ""),
+                                      ("packed", sizes.pool_packed, sizes.pack, ""),
+                                      ("packed", sizes.pool_packed_long, sizes.pack,
+                                       " (long)")):
         one_wall, one_cpu = _timed(lambda runs=runs, pack=pack: batch(duel, runs, pack=pack))
-        one = result_from(f"{label}, 1 worker", f"{runs:,} duels", "duel", runs, [one_wall],
+        one = result_from(f"{label}, 1 worker{suffix}", f"{runs:,} duels", "duel", runs,
+                          [one_wall],
                           note=f"{runs / one_wall:,.0f} duels/s, {one_cpu / runs * 1e3:.3f} "
                                f"CPU ms a duel")
         rows.append(one)
@@ -138,13 +147,14 @@ def workers(sizes: PackPlan) -> list[Result]:
                                     f"included")
             cold.ratio, cold.ratio_of = one_wall / cold_wall, "1 worker"
             rows.append(cold)
-        warm = _warm_pool(duel, runs, pack, one_wall, one_cpu, shipped[pack])
+        warm = _warm_pool(duel, runs, pack, one_wall, one_cpu, shipped[pack],
+                          ", long" if suffix else "")
         rows.append(warm)
     return rows
 
 
 def _warm_pool(duel: Any, runs: int, pack: int | None, one_wall: float, one_cpu: float,
-               job_bytes: int) -> Result:
+               job_bytes: int, suffix: str = "") -> Result:
     """The batch on a started, warmed pool of 2: its wall time, the cores the workers
     got (their CPU over the wall time), the CPU per duel in the workers and the parent,
     and the tasks it was cut into."""
@@ -164,7 +174,8 @@ def _warm_pool(duel: Any, runs: int, pack: int | None, one_wall: float, one_cpu:
         parent_cpu = time.process_time() - parent
     label = "packed" if pack else "unpacked"
     cpu = worker_cpu + parent_cpu
-    row = result_from(f"{label}, 2 workers (warm pool)", f"{runs:,} duels", "duel", runs,
+    row = result_from(f"{label}, 2 workers (warm pool{suffix})", f"{runs:,} duels", "duel",
+                      runs,
                       [wall],
                       note=f"{runs / wall:,.0f} duels/s; workers got {worker_cpu / wall:.2f} "
                            f"cores; {worker_cpu / runs * 1e3:.3f} CPU ms a duel in the "
