@@ -41,6 +41,7 @@ the scalar path's for the same seed but is the same for every run of that seed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -234,14 +235,9 @@ class Plan:
 
     def touch(self, *sheets: Sheet | None) -> None:
         """These creatures changed off the vectorised path: walk their turns singly."""
-        for sheet in sheets:
-            if sheet is not None:
-                row = self.cache.row_of.get(sheet.entity)
-                if row is not None and row < len(self.touched):
-                    self.touched[row] = True
-                    self.any_touched = True
+        self.touch_entities([sheet.entity for sheet in sheets if sheet is not None])
 
-    def touch_entities(self, entities: set[int]) -> None:
+    def touch_entities(self, entities: Iterable[int]) -> None:
         """These creatures were named by what a turn off the vectorised path logged: it
         may have changed them (a kill ends the fights of those fighting the dead, and
         stands them down from fighting: R-ACT-2), so their later turns, and the blows

@@ -150,6 +150,11 @@ def blocked_sums(grid: Grid) -> np.ndarray:
     return sums
 
 
+def walk_window(grid: Grid, here: Cell, radius: int | None) -> tuple[int, int, int, int]:
+    """The window a walker's fields cover: `window_of` its radius, or the whole map."""
+    return (0, 0, grid.width, grid.height) if radius is None else window_of(grid, here, radius)
+
+
 def open_window(grid: Grid, centre: Cell, radius: int) -> bool:
     """No wall and no shut door within Chebyshev `radius` of `centre` (on the map)."""
     x0, y0, x1, y1 = window_of(grid, centre, radius)
@@ -182,12 +187,7 @@ def compute(grid: Grid, roots: tuple[Cell, ...], centre: Cell, radius: int | Non
     if radius is None and not around and roots and int(blocked_sums(grid)[-1, -1]) == 0:
         return OpenField(grid.terrain_version, roots, centre, None, 0, 0, grid.width,
                          grid.height)
-    if radius is None:
-        x0, y0, x1, y1 = 0, 0, grid.width, grid.height
-    else:
-        cx, cy = centre
-        x0, y0 = max(0, cx - radius), max(0, cy - radius)
-        x1, y1 = min(grid.width, cx + radius + 1), min(grid.height, cy + radius + 1)
+    x0, y0, x1, y1 = walk_window(grid, centre, radius)
     cost = walkable(grid, x0, y0, x1, y1, around)
     dist = np.full((y1 - y0, x1 - x0), UNREACHED, dtype=np.int32)
     for x, y in roots:
@@ -268,8 +268,7 @@ def short_detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     """
     c = max(abs(goal[0] - here[0]), abs(goal[1] - here[1]))
     reach = c + DETOUR_SLACK
-    wx0, wy0, wx1, wy1 = ((0, 0, grid.width, grid.height) if radius is None
-                          else window_of(grid, here, radius))
+    wx0, wy0, wx1, wy1 = walk_window(grid, here, radius)
     x0 = max(wx0, goal[0] - reach, here[0] - reach - 1)
     y0 = max(wy0, goal[1] - reach, here[1] - reach - 1)
     x1 = min(wx1, goal[0] + reach + 1, here[0] + reach + 2)
@@ -300,8 +299,7 @@ def cut_off(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     one labelling serves every walker with that window while nothing on the grid
     changes: a soldier in its own army's crowd, cut off from its foe by the front,
     waits without a Dijkstra. False: ask the field."""
-    x0, y0, x1, y1 = ((0, 0, grid.width, grid.height) if radius is None
-                      else window_of(grid, here, radius))
+    x0, y0, x1, y1 = walk_window(grid, here, radius)
     gx, gy = goal
     if not (x0 <= gx < x1 and y0 <= gy < y1):
         return True  # no root in the window: the field reaches nothing
@@ -367,8 +365,7 @@ def blocking_field(grid: Grid, goal: Cell, here: Cell, radius: int | None) -> Fi
     map no wider or taller than the window, every soldier's window is the whole map).
     Only the distances and the window's corner are read from it (`centre` and `bound`
     are the first asker's)."""
-    x0, y0, x1, y1 = ((0, 0, grid.width, grid.height) if radius is None
-                      else window_of(grid, here, radius))
+    x0, y0, x1, y1 = walk_window(grid, here, radius)
     kept = grid.cache.get("blocking")
     if kept is None or kept[0] != grid.version or len(kept[1]) >= BLOCKING_FIELDS_KEPT:
         kept = grid.cache["blocking"] = (grid.version, {})
