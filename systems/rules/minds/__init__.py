@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from affray.core.errors import UsageError
-from affray.systems.rules.minds import crowd, rest
+from affray.systems.rules.minds import crowd, march, rest
 from affray.systems.rules.minds.traits import decide
 
 if TYPE_CHECKING:
@@ -215,7 +215,12 @@ def think(world: World, sheet: Sheet) -> None:
     if function is None:
         _rest(world, sheet, -1)
         return
-    view = MindView(world, sheet)
+    look: object = march.UNASKED
+    if function is decide and march.ENABLED:  # the march case, without a view (march.py)
+        look = march.advance(world, sheet, world.content.minds[mind.name])  # type: ignore[index]
+        if look is march.DONE:
+            return
+    view = MindView(world, sheet, side_look=look)
     mind.wake = -1
     before = rest.own_state(world, sheet) if function is decide else None
     action = function(view, sheet.id)

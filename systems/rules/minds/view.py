@@ -20,7 +20,7 @@ from affray.core.grid import NEIGHBOURS
 from affray.systems.rules import sight as vision
 from affray.systems.rules import walking
 from affray.systems.rules.engagement import beside
-from affray.systems.rules.minds import crowd
+from affray.systems.rules.minds import crowd, march
 
 if TYPE_CHECKING:
     from affray.components import Mind
@@ -86,9 +86,13 @@ def seen_of(sheet: Sheet) -> Seen:
 class MindView:
     """One creature's view of the world for one decision (module docstring)."""
 
-    def __init__(self, world: World, sheet: Sheet) -> None:
+    def __init__(self, world: World, sheet: Sheet, *,
+                 side_look: object = march.UNASKED) -> None:
         self._world = world
         self._sheet = sheet
+        if side_look is not march.UNASKED:
+            # asked for already (march.advance), and asked once per decision
+            self.__dict__["_side_look"] = side_look
         name = sheet.mind.name
         self.content = world.content
         self.traits: MindDef | None = world.content.minds.get(name) if name else None

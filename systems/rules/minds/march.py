@@ -1,0 +1,144 @@
+"""The marching soldier's decision, taken without a view (issue 21, "minds in bulk").
+
+Most decisions of an army on the march are one case of the built-in mind
+(`traits.decide`): a soldier that is well enough not to think of fleeing, knows no
+spell, keeps no range, fights no one and is free to move, with the aggressive trait,
+on open ground (no wall or shut door within its walk window, `MindView._reach`) and
+with its side's look made (crowd.py). For it, `decide` comes down to three reads and a
+rule:
+
+- its target: the look's nearest foe, the least row within the distance to the nearest
+  (`MindView._crowd_nearest`, R-MIND-3: walking distance is Chebyshev on open ground,
+  ties to the earlier spawn);
+- its step: the first free neighbour (R-GRID-2's order) nearest that foe as the crow
+  flies, when nearer than where it stands (`MindView.step_toward` on the open field,
+  `walking.step_down`);
+- its memory: the target and the cell it was seen on.
+
+`advance(world, sheet)` reads those with the same functions the view calls (the look,
+`walking.open_window`, `walking.free_around`, `walking.step_down`) and carries out the
+step as `minds.think` does, without building the view, its walk fields or its records
+of the creatures seen: a fifth of the cost of a decision. Any other case (a foe beside
+it, none in sight, hemmed in, a crowd to walk round, hurt below its wimpy mark, a
+caster, a game's own mind...) is handed back untouched, and `minds.think` asks the mind
+as before, given the look already asked for, so the side's look is asked exactly as
+often as without this path and the world's answers are the same, event for event
+(tests/test_minds_march.py plays armies both ways).
+
+Reads the sheet (vitals, combat, affects, position, mind), the content mind's traits,
+the grid and the side's look; on a step writes `Mind` (target, last_seen, fleeing,
+wake, idle_since), `World.stirs` (the rest record dropped) and what a move writes
+(`actions.run_action`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from affray.core.actions import Move
+from affray.systems.rules import walking
+from affray.systems.rules.minds import crowd, rest
+
+if TYPE_CHECKING:
+    from affray.core.grid import Grid
+    from affray.core.world import World
+    from affray.data.defs import MindDef
+    from affray.systems.rules.sheet import Sheet
+
+# Equivalence tests and benchmarks turn the path off to compare with the view's.
+ENABLED = True
+
+
+class _Unasked:
+    """`advance` handed the decision back before asking for the side's look."""
+
+    def __repr__(self) -> str:
+        return "UNASKED"
+
+
+UNASKED: Final = _Unasked()
+DONE: Final = object()  # `advance` stepped the creature: nothing left to do
+
+
+def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
+    """Step a free creature whose built-in mind `traits` decides the march case
+    (module docstring) and return DONE; else change nothing and return what the view
+    should take as its side's look: the look asked for (a `crowd.Look`, or None when
+    not made yet), or UNASKED. The caller has checked that the creature is `able` and
+    its mind is the built-in one (`minds.think`'s first steps)."""
+    vitals = sheet.vitals
+    # traits.decide's order: wimpy, caster, fighter, held, keep range, aggressive
+    if traits.wimpy and vitals.hp * 100 < traits.wimpy * vitals.max_hp:
+        return UNASKED
+    if traits.spells or sheet.creature.player or sheet.combat.fighting is not None:
+        return UNASKED  # (a player's spell list is its learned spells: the view's)
+    levels = sheet.affects.levels
+    if "held" in levels or "webbed" in levels or traits.keep_range or not traits.aggressive:
+        return UNASKED
+    roster = world.roster
+    look = crowd.look_of(world, roster.code(sheet.creature.side))  # MindView._side_look
+    if look is None:
+        return look
+    position = sheet.position
+    x, y = position.x, position.y
+    grid = world.grid
+    reach = max(2 * traits.sight, 8)  # MindView._reach
+    if not walking.open_window(grid, (x, y), reach):
+        return look
+    distance = look.in_sight(x, y, traits.sight)
+    if distance == crowd.FAR or distance <= 1:
+        return look  # no foe in sight (assist, memory), or one beside it (an attack)
+    row = look.first_within(x, y, distance)
+    target = world.sheets[int(roster.entity[row])]
+    tx, ty = target.position.x, target.position.y
+    step = _step_down(grid, x, y, tx, ty, distance)
+    looked: tuple[tuple[str, object], ...] | None = None
+    if step is None:
+        free = walking.free_around(grid, (x, y))
+        if any(free):
+            index = walking.detour(grid, (tx, ty), (x, y), reach, free)
+            if index is not None:
+                step = walking.neighbour((x, y), index)
+        else:  # hemmed in: what it read was the look's and the eight cells round it
+            looked = (("distance", distance), ("nearest", (row, (tx, ty))),
+                      ("hemmed", True))
+    mind = sheet.mind
+    before = rest.own_state(world, sheet) if step is None else None
+    mind.wake = -1
+    mind.fleeing = False
+    mind.target, mind.last_seen = target.id, (tx, ty)
+    stirs = world.stirs
+    if step is None:
+        # it waits: `minds.think`'s rest after the view's None, with what the view
+        # would have read (`MindView.extent`, `look_reads`): the look, then the cells
+        # round it (hemmed in) or the walk window of its detour
+        mind.idle_since = len(world.events)
+        if stirs is not None:
+            rest.record(world, sheet, before,  # type: ignore[arg-type]
+                        traits.sight if looked is not None else reach, looked)
+        return DONE
+    if stirs is not None:
+        stirs.rests.pop(sheet.entity, None)
+    mind.idle_since = -1
+    from affray.systems.rules.actions import run_action
+
+    run_action(world, sheet, Move(actor=sheet.id, to=step))
+    return DONE
+
+
+def _step_down(grid: Grid, x: int, y: int, tx: int, ty: int, distance: int
+               ) -> tuple[int, int] | None:
+    """`walking.step_down` on the open field toward one foe `distance` away: the values
+    round (x, y) are distance - 1, distance or distance + 1, so the step is the first
+    neighbour (R-GRID-2's order) at distance - 1 that is free; every cell of the open
+    window is walkable, so free is on the map with nobody there (`walking.free_around`).
+    None: no such neighbour is free (the view's detour, or a wait)."""
+    nearer = distance - 1
+    occupant = grid.occupant
+    width, height = grid.width, grid.height
+    for dx, dy in walking.NEIGHBOURS:
+        nx, ny = x + dx, y + dy
+        if (max(abs(nx - tx), abs(ny - ty)) == nearer and 0 <= nx < width
+                and 0 <= ny < height and not occupant[ny, nx]):
+            return nx, ny
+    return None
