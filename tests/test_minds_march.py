@@ -291,3 +291,29 @@ def test_r_mind_7_a_game_s_mind_is_never_taken_by_the_march_path(monkeypatch):
 
 def test_advance_names_its_sentinels():
     assert repr(march.UNASKED) == "UNASKED"
+
+
+def test_r_mind_1_free_to_act_is_spawn_order_of_the_queued_and_the_unwaiting(tmp_path):
+    """R-MIND-1: the action step's actors are the creatures with a queued action and the
+    minded with no wait, in spawn order, before and after a save and load (rows are
+    lag slots, in spawn order)."""
+    from affray.systems.rules.minds import free_to_act
+
+    creatures = [(f"c{i}", (2 * i, 5), f'side = "{"red" if i % 2 else "blue"}"\n'
+                                      + ('mind = "brute"' if i % 3 else ""))
+                 for i in range(12)]
+    world = world_from_text(scenario(FIELD, creatures))
+    world.submit(affray.Move(actor="c1", to=(2, 6)))  # minded and queued: once
+    world.submit(affray.Move(actor="c3", to=(6, 6)))  # queued, no mind
+    world.lag.wait[world.sheets[world.entity("c4")].creature.slot] = 3  # minded, waiting
+    expected = ["c1", "c2", "c3", "c5", "c7", "c8", "c10", "c11"]  # (c0, c6, c9: no mind)
+
+    def ids(w: affray.World) -> list[str]:
+        return [w.sheets[e].id for e in free_to_act(w)]
+
+    assert ids(world) == expected
+    world.save(tmp_path / "w.json")
+    loaded = affray.load_world(tmp_path / "w.json")
+    assert ids(loaded) == expected
+    spawns = [loaded.sheets[e].spawn.number for e in free_to_act(loaded)]
+    assert spawns == sorted(spawns)

@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from affray.core.errors import UsageError
 from affray.systems.rules.minds import crowd, march, rest
 from affray.systems.rules.minds.traits import decide
@@ -114,9 +116,8 @@ def act(world: World) -> None:
     wait = world.lag.wait
     sheets = world.sheets
     pulse = world.pulse
-    actors = set(world.ready).union(e for e in minded if wait[sheets[e].creature.slot] == 0)
     resting = rest.stirs_of(world) if rest.ENABLED else None
-    for entity in sorted(actors, key=_spawn_of(world)):
+    for entity in free_to_act(world):
         sheet = sheets[entity]
         if entity in world.ready:
             run_queued(world, (entity,))
@@ -137,6 +138,23 @@ def act(world: World) -> None:
             _rest(world, sheet, -1)  # what `think` does with the built-in mind's None
             continue
         think(world, sheet)
+
+
+def free_to_act(world: World) -> list[int]:
+    """The creatures with a queued action or a mind and no wait, in spawn order: read
+    from the roster's columns (a row is a creature's lag slot, and rows come in spawn
+    order, roster.py), not creature by creature (an army has 10,000 minds a pulse to
+    look at, and a sixth of them free)."""
+    roster = world.roster
+    minded = world.minded
+    rows = roster.rows_of(np.fromiter(minded, np.int64, len(minded)))
+    rows = rows[world.lag.wait[rows] == 0]
+    if world.ready:
+        ready = roster.rows_of(np.fromiter(world.ready, np.int64, len(world.ready)))
+        rows = np.union1d(rows, ready)  # (sorted)
+    else:
+        rows.sort()
+    return roster.entity[rows].tolist()  # type: ignore[no-any-return]
 
 
 def stir(world: World, newest: int | None = None) -> None:
