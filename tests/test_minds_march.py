@@ -13,7 +13,7 @@ one, a soldier hemmed in, a case handed back) are each seen to be taken.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from conftest import world_from_text
@@ -47,40 +47,51 @@ def _rests(world: affray.World) -> dict[str, tuple]:
 @pytest.fixture
 def branches(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """What each `march.advance` did: "step", "detour step", "detour wait", "hemmed",
-    "handed back" (to the view)."""
+    "nothing in sight" (a rest), "handed back" (to the view)."""
     counts: Counter[str] = Counter()
-    advance, detour = march.advance, walking.detour
-    detoured: list[bool] = []
+    advance, detour, nothing = march.advance, walking.detour, march._nothing_in_sight
+    seen: list[str] = []
 
     def counting_detour(*args, **kwargs):
-        detoured.append(True)
+        seen.append("detour")
         return detour(*args, **kwargs)
 
+    def counting_nothing(*args, **kwargs):
+        seen.append("nothing")
+        return nothing(*args, **kwargs)
+
     def counting(world, sheet, traits):
-        detoured.clear()
+        seen.clear()
         length = len(world.events)
         result = advance(world, sheet, traits)
         if result is not march.DONE:
             counts["handed back"] += 1
         elif len(world.events) > length:
-            counts["detour step" if detoured else "step"] += 1
+            counts["detour step" if seen else "step"] += 1
+        elif "nothing" in seen:
+            counts["nothing in sight"] += 1
         else:
-            counts["detour wait" if detoured else "hemmed"] += 1
+            counts["detour wait" if seen else "hemmed"] += 1
         return result
 
     monkeypatch.setattr(march, "advance", counting)
+    monkeypatch.setattr(march, "_nothing_in_sight", counting_nothing)
     monkeypatch.setattr(walking, "detour", counting_detour)
     yield counts
 
 
-def lockstep(text: str, pulses: int, monkeypatch: pytest.MonkeyPatch) -> affray.World:
+def lockstep(text: str, pulses: int, monkeypatch: pytest.MonkeyPatch,
+             setup: Callable[[affray.World], None] | None = None) -> affray.World:
     """Run `text` both ways side by side, `pulses` pulses or until the march path's world
     has settled; at every pulse the minds and the rest records agree, and at the end the
-    logs and snapshots. Returns the march path's world."""
+    logs and snapshots. `setup` is done to both worlds first. Returns the march path's
+    world."""
     worlds_ = []
     for enabled in (False, True):
         monkeypatch.setattr(march, "ENABLED", enabled)
         worlds_.append(world_from_text(text))
+        if setup is not None:
+            setup(worlds_[-1])
     plain, marching = worlds_
     for _ in range(pulses):
         monkeypatch.setattr(march, "ENABLED", False)
@@ -245,19 +256,41 @@ def test_r_mind_3_a_fighter_is_handed_back(monkeypatch):
     assert _advance(world, sheet, monkeypatch) is march.UNASKED
 
 
-@pytest.mark.parametrize(("case", "foe_at"), [
-    ("a foe beside it", (11, 11)),
-    ("no foe in its sight of 8", (19, 10)),
-])
-def test_r_mind_3_after_the_look_other_cases_go_to_the_view_with_it(case, foe_at,
-                                                                    monkeypatch):
-    """R-MIND-3, R-MIND-4 (the negative): a foe beside it (an attack), none within its
-    sight (assist, memory): the look is asked and handed to the view, nothing changed."""
-    world, sheet = _soldier(foe_at=foe_at)
+def test_r_mind_3_a_foe_beside_it_goes_to_the_view_with_the_look(monkeypatch):
+    """R-MIND-3 (the negative): a foe beside it (an attack): the look is asked and
+    handed to the view, nothing changed."""
+    world, sheet = _soldier(foe_at=(11, 11))
     before = _minds(world)["soldier"]
     result = _advance(world, sheet, monkeypatch)
     _unchanged(world, sheet, result, before)
-    assert isinstance(result, crowd.Look), case
+    assert isinstance(result, crowd.Look)
+
+
+@pytest.mark.parametrize(("case", "mind", "fight", "remembers", "taken"), [
+    ("nothing to go for", "brute", False, False, True),
+    ("assisting, no fight anywhere", "pack", False, False, True),
+    ("assisting, a fight in the world", "pack", True, False, False),
+    ("a foe remembered", "brute", False, True, False),
+])
+def test_r_mind_4_no_foe_in_sight_rests_here_unless_a_fight_or_a_memory(
+        case, mind, fight, remembers, taken, branches, monkeypatch):
+    """R-MIND-3, R-MIND-4, R-ACT-1: no foe within its sight of 8: with nothing
+    remembered and no fight it could assist, it rests here with the view's record;
+    a fight somewhere (assist looks at it) or a foe it remembers is the view's. Either
+    way the same minds, records and log as the view's."""
+    creatures = [("soldier", (10, 10), f'side = "red"\nmind = "{mind}"\nhp = 100'),
+                 ("foe", (19, 10), 'side = "blue"\nhp = 100')]
+    if fight:
+        creatures += [("a", (30, 30), 'side = "red"\nhp = 900'),
+                      ("b", (31, 30), 'side = "blue"\nhp = 900\nfighting = "a"')]
+    def remember(world: affray.World) -> None:
+        if remembers:  # R-ACT-1: as if the foe had shot it from afar
+            world.sheets[world.entity("soldier")].mind.target = "foe"
+
+    monkeypatch.setattr(crowd, "WARM", 1)
+    world = lockstep(scenario(FIELD, creatures), 1, monkeypatch, remember)
+    assert (branches["nothing in sight"] == 1) == taken, (case, branches)
+    world.close()
 
 
 @pytest.mark.parametrize(("wall_x", "marches"), [(26, False), (27, True)])

@@ -86,8 +86,10 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     if not walking.open_window(grid, (x, y), reach):
         return look
     distance = look.in_sight(x, y, traits.sight)
-    if distance == crowd.FAR or distance <= 1:
-        return look  # no foe in sight (assist, memory), or one beside it (an attack)
+    if distance == crowd.FAR:
+        return _nothing_in_sight(world, sheet, traits, look)
+    if distance <= 1:
+        return look  # a foe beside it: the view's attack
     row = look.first_within(x, y, distance)
     target = world.sheets[int(roster.entity[row])]
     tx, ty = target.position.x, target.position.y
@@ -109,20 +111,44 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     mind.target, mind.last_seen = target.id, (tx, ty)
     stirs = world.stirs
     if step is None:
-        # it waits: `minds.think`'s rest after the view's None, with what the view
-        # would have read (`MindView.extent`, `look_reads`): the look, then the cells
-        # round it (hemmed in) or the walk window of its detour
-        mind.idle_since = len(world.events)
-        if stirs is not None:
-            rest.record(world, sheet, before,  # type: ignore[arg-type]
-                        traits.sight if looked is not None else reach, looked)
-        return DONE
+        # it waits, having read the look, then the cells round it (hemmed in) or the
+        # walk window of its detour
+        return _rests(world, sheet, before,  # type: ignore[arg-type]
+                      traits.sight if looked is not None else reach, looked)
     if stirs is not None:
         stirs.rests.pop(sheet.entity, None)
     mind.idle_since = -1
     from affray.systems.rules.actions import run_action
 
     run_action(world, sheet, Move(actor=sheet.id, to=step))
+    return DONE
+
+
+def _nothing_in_sight(world: World, sheet: Sheet, traits: MindDef, look: crowd.Look
+                      ) -> object:
+    """No foe in sight (the look says so): with no foe remembered and no fight to
+    assist (none in the world, or not an assisting mind), `decide` finds nothing and
+    rests, having read the look's distance and, assisting, the world's fights (R-MIND-4:
+    `MindView.fights_of_allies` reads sight + 1). Else the view's (a fight to look at,
+    a foe to follow)."""
+    mind = sheet.mind
+    if mind.target is not None or (traits.assist and world.fighting):
+        return look
+    before = rest.own_state(world, sheet)
+    mind.wake = -1
+    mind.fleeing = False
+    if traits.assist:
+        return _rests(world, sheet, before, traits.sight + 1, None)
+    return _rests(world, sheet, before, traits.sight, (("distance", crowd.FAR),))
+
+
+def _rests(world: World, sheet: Sheet, before: rest.OwnState, reach: int,
+           looked: tuple[tuple[str, object], ...] | None) -> object:
+    """`minds.think`'s rest after the view's None, recorded with what the view would
+    have read (`MindView.extent`, `MindView.look_reads`)."""
+    sheet.mind.idle_since = len(world.events)
+    if world.stirs is not None:
+        rest.record(world, sheet, before, reach, looked)
     return DONE
 
 
