@@ -117,12 +117,13 @@ def test_walkers_behind_one_foe_share_one_dijkstra(monkeypatch) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(crowded(), st.booleans())
-def test_a_walker_cut_off_from_its_goal_is_told_so_without_the_field(case, free_goal) -> None:
+@given(crowded(), st.booleans(), st.booleans())
+def test_a_walker_cut_off_from_its_goal_is_told_so_without_the_field(case, free_goal,
+                                                                     waited) -> None:
     """R-MIND-3: `cut_off` says the blocking field reaches none of the walker's free
     neighbours exactly when the field, made, has none of them reached (the goal a
     creature, or a free cell: a foe's last cell); and the detour is the field's step
-    either way."""
+    either way, whether the whole map's patches answer first (`waited`) or not."""
     grid, here, goal, radius = case
     if free_goal and goal != here:
         grid.occupant[goal[1], goal[0]] = 0
@@ -133,9 +134,32 @@ def test_a_walker_cut_off_from_its_goal_is_told_so_without_the_field(case, free_
     made = walking.compute(grid, (goal,), here, radius, around=True)
     reached = any(open_ and value is not None
                   for open_, value in zip(free, made.around(here), strict=True))
-    assert walking.cut_off(grid, goal, here, radius, free) is (not reached)
-    assert walking.detour(grid, goal, here, radius, free) == reference(grid, goal, here,
-                                                                       radius)
+    assert walking.cut_off(grid, goal, here, radius, free, waited) is (not reached)
+    assert walking.detour(grid, goal, here, radius, free, waited) == reference(
+        grid, goal, here, radius)
+
+
+def test_apart_on_the_whole_map_is_cut_off_without_the_window_s_patches() -> None:
+    """R-MIND-3: a wall across the whole map between the walker and its goal: apart on
+    the whole map, so cut off, and the window's own patches are never labelled; a gap
+    in the wall outside the window joins them on the whole map but not in the window,
+    which still says cut off (the whole map's "joined" decides nothing)."""
+    terrain = np.zeros((20, 30), dtype=np.uint8)
+    terrain[10, :] = int(Terrain.WALL)
+    grid = Grid(terrain)
+    here, goal = (5, 13), (5, 7)
+    grid.occupant[here[1], here[0]], grid.occupant[goal[1], goal[0]] = 1, 2
+    free = walking.free_around(grid, here)
+    assert walking.cut_off(grid, goal, here, 8, free, waited=True)
+    window = walking.walk_window(grid, here, 8)
+    assert not walking.patches_labelled(grid, window)
+    assert walking.patches_labelled(grid, (0, 0, 30, 20))
+    grid.terrain[10, 28] = int(Terrain.FLOOR)  # a gap 23 cells off: outside the window
+    grid.terrain_version += 1
+    grid.version += 1
+    assert walking.cut_off(grid, goal, here, 8, free, waited=True)
+    assert walking.patches_labelled(grid, window)  # asked, after the whole map's
+    assert not walking.cut_off(grid, goal, here, None, free, waited=True)  # no window
 
 
 @st.composite
@@ -204,3 +228,20 @@ def test_a_file_blocked_ahead_sidesteps_from_the_box_without_the_window_s_field(
     assert step == reference(grid, goal, here, 60)
     assert walking.NEIGHBOURS[step] == (0, -1)  # north, toward the end of the rank
     assert len(made) == 1  # the window's field
+
+
+@settings(max_examples=200, deadline=None)
+@given(far_crowded(), st.booleans())
+def test_the_whole_map_s_patches_never_change_what_cut_off_says(case, waited) -> None:
+    """R-MIND-3: on maps up to 40 x 30 with windows far smaller than the map, `cut_off`
+    with the whole map's patches first (`waited`, or labelled already) says what the
+    window's field says."""
+    grid, here, goal, radius = case
+    free = walking.free_around(grid, here)
+    if not any(free):
+        return
+    made = walking.compute(grid, (goal,), here, radius, around=True)
+    reached = any(open_ and value is not None
+                  for open_, value in zip(free, made.around(here), strict=True))
+    assert walking.cut_off(grid, goal, here, radius, free, waited) is (not reached)
+    assert walking.cut_off(grid, goal, here, radius, free) is (not reached)  # labelled

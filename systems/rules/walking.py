@@ -219,18 +219,19 @@ def field(world: World, key: object, roots: tuple[Cell, ...], centre: Cell,
 
 
 def detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
-           free: list[bool] | None = None) -> int | None:
+           free: list[bool] | None = None, waited: bool = False) -> int | None:
     """R-MIND-3 when the way is blocked: no free neighbour nearer by the terrain (a crowd
     stands in it), the step round the crowd: the field from `goal` with every creature
     blocking (but the walker and the goal), its step by `step_down`; None when none
     is nearer either (it waits). `free`: `free_around(grid, here)`, when the caller has
     it. Hemmed in on all eight sides, it waits without the field: `step_down` steps only
-    onto a free cell (half the detours of a packed army)."""
+    onto a free cell (half the detours of a packed army). `waited`: the walker waited
+    at its last decision (`cut_off`'s hint, which changes the cost, not the answer)."""
     if free is None:
         free = free_around(grid, here)
     if not any(free):
         return None
-    if cut_off(grid, goal, here, radius, free):
+    if cut_off(grid, goal, here, radius, free, waited):
         return None
     short = short_detour(grid, goal, here, radius, free)
     if short is not LONG_WAY:
@@ -287,7 +288,7 @@ def short_detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
 
 
 def cut_off(grid: Grid, goal: Cell, here: Cell, radius: int | None,
-            free: list[bool]) -> bool:
+            free: list[bool], waited: bool = False) -> bool:
     """Whether the blocking field from `goal` (creatures, walls and shut doors blocking,
     within the window of `radius` around `here`) reaches none of the walker's free
     neighbours, found without the field. The field spreads from the goal into every free
@@ -298,23 +299,48 @@ def cut_off(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     window is no root at all. Labelling the patches costs a tenth of the Dijkstra, and
     one labelling serves every walker with that window while nothing on the grid
     changes: a soldier in its own army's crowd, cut off from its foe by the front,
-    waits without a Dijkstra. False: ask the field."""
+    waits without a Dijkstra. False: ask the field.
+
+    The patches of the whole map answer first when they are labelled already for this
+    state of the grid, or when the walker `waited` at its last decision (likely cut off
+    again): cells apart on the whole map are apart in any window of it, and one
+    labelling then serves every walker of the pulse between two changes of the grid,
+    whatever its window (a grinding battle's rear ranks, cut off by their own front)."""
     x0, y0, x1, y1 = walk_window(grid, here, radius)
     gx, gy = goal
     if not (x0 <= gx < x1 and y0 <= gy < y1):
         return True  # no root in the window: the field reaches nothing
-    patches = free_patches(grid, x0, y0, x1, y1)
+    whole = (0, 0, grid.width, grid.height)
+    if ((x0, y0, x1, y1) != whole and (waited or patches_labelled(grid, whole))
+            and not _joined(free_patches(grid, *whole), whole, goal, here, free)):
+        return True
+    return not _joined(free_patches(grid, x0, y0, x1, y1), (x0, y0, x1, y1), goal, here,
+                       free)
+
+
+def _joined(patches: np.ndarray, window: tuple[int, int, int, int], goal: Cell,
+            here: Cell, free: list[bool]) -> bool:
+    """A free neighbour of `here` lies in a patch of a free cell on or beside `goal`
+    (`patches` labels `window`, which holds the goal and the walker)."""
+    x0, y0, x1, y1 = window
+    gx, gy = goal
     around_goal = patches[max(gy - 1, y0) - y0:min(gy + 2, y1) - y0,
                           max(gx - 1, x0) - x0:min(gx + 2, x1) - x0]
     reached = set(around_goal[around_goal > 0].tolist())
     if not reached:
-        return True
+        return False
     for index, open_ in enumerate(free):
         if open_:
             nx, ny = neighbour(here, index)
             if int(patches[ny - y0, nx - x0]) in reached:
-                return False
-    return True
+                return True
+    return False
+
+
+def patches_labelled(grid: Grid, window: tuple[int, int, int, int]) -> bool:
+    """Whether `free_patches` of this window are kept for the grid as it stands."""
+    kept = grid.cache.get("patches")
+    return kept is not None and kept[0] == grid.version and window in kept[1]
 
 
 _EIGHT_WAYS = np.ones((3, 3), dtype=bool)

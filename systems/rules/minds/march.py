@@ -98,7 +98,8 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     if step is None:
         free = walking.free_around(grid, (x, y))
         if any(free):
-            index = walking.detour(grid, (tx, ty), (x, y), reach, free)
+            index = walking.detour(grid, (tx, ty), (x, y), reach, free,
+                                   waited=sheet.mind.idle_since >= 0)
             if index is not None:
                 step = walking.neighbour((x, y), index)
         else:  # hemmed in: what it read was the look's and the eight cells round it
