@@ -47,10 +47,13 @@ def _rests(world: affray.World) -> dict[str, tuple]:
 @pytest.fixture
 def branches(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """What each `march.advance` did: "step", "detour step", "detour wait", "hemmed",
-    "nothing in sight" (a rest), "handed back" (to the view)."""
+    "nothing in sight" (a rest), "holds" (at a keep range of 3), "handed back" (to the
+    view)."""
     counts: Counter[str] = Counter()
     advance, detour, nothing = march.advance, walking.detour, march._nothing_in_sight
+    rests = march._rests
     seen: list[str] = []
+    seen_looked: list[object] = []
 
     def counting_detour(*args, **kwargs):
         seen.append("detour")
@@ -59,6 +62,10 @@ def branches(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     def counting_nothing(*args, **kwargs):
         seen.append("nothing")
         return nothing(*args, **kwargs)
+
+    def counting_rests(world, sheet, before, reach, looked):
+        seen_looked.append(looked)
+        return rests(world, sheet, before, reach, looked)
 
     def counting(world, sheet, traits):
         seen.clear()
@@ -70,12 +77,15 @@ def branches(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
             counts["detour step" if seen else "step"] += 1
         elif "nothing" in seen:
             counts["nothing in sight"] += 1
-        else:
-            counts["detour wait" if seen else "hemmed"] += 1
+        elif seen:
+            counts["detour wait"] += 1
+        else:  # what it read: the look's distance alone (a hold), or the cells round it
+            counts["holds" if seen_looked[-1] == (("distance", 3),) else "hemmed"] += 1
         return result
 
     monkeypatch.setattr(march, "advance", counting)
     monkeypatch.setattr(march, "_nothing_in_sight", counting_nothing)
+    monkeypatch.setattr(march, "_rests", counting_rests)
     monkeypatch.setattr(walking, "detour", counting_detour)
     yield counts
 
@@ -212,18 +222,15 @@ def _unchanged(world: affray.World, sheet, result, before: tuple) -> None:
 
 
 @pytest.mark.parametrize(("case", "extra", "mind"), [
-    ("a caster", "hp = 100", "caster"),
-    ("keeps range", "hp = 100", "hero_caster"),
     ("not aggressive", "hp = 100", "guard"),
     ("hurt below its wimpy mark", "hp = 49", "runner_test"),
     ("held", 'hp = 100\naffects = ["held"]', "brute"),
     ("a player", "hp = 100\nplayer = true", "brute"),
 ])
 def test_r_mind_3_other_cases_are_handed_back_untouched(case, extra, mind, monkeypatch):
-    """R-MIND-3, R-MIND-5, R-MIND-6 (the negative): a caster, one that keeps its range,
-    one that only assists, a wimpy one below its mark (49 of 100 under 50%), a held one
-    and a player's mind are the view's: `advance` changes nothing and hands the
-    decision back before asking for the look."""
+    """R-MIND-3, R-MIND-4, R-MIND-5 (the negative): one that only assists, a wimpy one
+    below its mark (49 of 100 under 50%), a held one and a player's mind are the view's:
+    `advance` changes nothing and hands the decision back before asking for the look."""
     extra_content = "[content.minds.runner_test]\naggressive = true\nwimpy = 50\n"
     creatures = [("soldier", (10, 10), f'side = "red"\nmind = "{mind}"\nmax_hp = 100\n'
                                        f'{extra}'),
@@ -350,3 +357,32 @@ def test_r_mind_1_free_to_act_is_spawn_order_of_the_queued_and_the_unwaiting(tmp
     assert ids(loaded) == expected
     spawns = [loaded.sheets[e].spawn.number for e in free_to_act(loaded)]
     assert spawns == sorted(spawns)
+
+
+@pytest.mark.parametrize(("case", "mind", "foe_x", "next_cast", "outcome"), [
+    ("a caster free to cast", "caster", 16, 0, "handed back"),
+    ("a caster cooling down, its foe 6 off", "caster", 16, 50, "step"),
+    ("a caster cooling down, at its range of 3", "caster", 13, 50, "holds"),
+    ("a caster cooling down, 2 off", "caster", 12, 50, "handed back"),
+    ("no spell, keeps 3, at its range", "hero_caster", 13, 0, "holds"),
+    ("no spell, keeps 3, 2 off", "hero_caster", 12, 0, "handed back"),
+    ("no spell, keeps 3, 6 off", "hero_caster", 16, 0, "step"),
+])
+def test_r_mind_6_casters_cooling_down_and_keepers_of_range(case, mind, foe_x, next_cast,
+                                                           outcome, branches, monkeypatch):
+    """R-MIND-6, R-MIND-3: a caster whose next cast is not due yet (`cast_every`) walks
+    toward its foe, or holds at its keep range, and tries again when the cast is due
+    (`Mind.wake`); one free to cast, or closer than its range (a step away), is the
+    view's. The same minds, records and log as the view's either way."""
+    creatures = [("soldier", (10, 10), f'side = "red"\nmind = "{mind}"\nhp = 100'),
+                 ("foe", (foe_x, 10), 'side = "blue"\nhp = 100')]
+
+    def cooling(world: affray.World) -> None:
+        world.sheets[world.entity("soldier")].mind.next_cast = next_cast
+
+    monkeypatch.setattr(crowd, "WARM", 1)
+    world = lockstep(scenario(FIELD, creatures), 1, monkeypatch, cooling)
+    assert branches[outcome] == 1, (case, branches)
+    if outcome != "handed back" and next_cast:
+        assert world.sheets[world.entity("soldier")].mind.wake == next_cast
+    world.close()

@@ -70,18 +70,45 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     # traits.decide's order: wimpy, caster, fighter, held, keep range, aggressive
     if traits.wimpy and vitals.hp * 100 < traits.wimpy * vitals.max_hp:
         return UNASKED
-    if traits.spells or sheet.creature.player or sheet.combat.fighting is not None:
+    if sheet.creature.player:
         return UNASKED  # (a player's spell list is its learned spells: the view's)
-    levels = sheet.affects.levels
-    if "held" in levels or "webbed" in levels or traits.keep_range or not traits.aggressive:
-        return UNASKED
-    roster = world.roster
-    look = crowd.look_of(world, roster.code(sheet.creature.side))  # MindView._side_look
-    if look is None:
-        return look
+    mind = sheet.mind
     position = sheet.position
     x, y = position.x, position.y
     grid = world.grid
+    look: object = UNASKED
+    wake = -1
+    if traits.spells:  # `traits._cast`: the look's distance says whether it sees a foe
+        look = _side_look(world, sheet)
+        if look is None or not walking.open_window(grid, (x, y), traits.sight):
+            return look  # (its field of view: the view's)
+        if look.in_sight(x, y, traits.sight) != crowd.FAR:  # type: ignore[attr-defined]
+            if world.pulse >= mind.next_cast:
+                return look  # it may cast: the view's (a draw, previews)
+            wake = mind.next_cast  # it tries again then
+    levels = sheet.affects.levels
+    if sheet.combat.fighting is not None or "held" in levels or "webbed" in levels:
+        return look
+    if traits.keep_range:  # `traits._keep_range`, when it sees a foe
+        if look is UNASKED:
+            look = _side_look(world, sheet)
+        if look is None or not walking.open_window(grid, (x, y), traits.sight):
+            return look
+        distance = look.in_sight(x, y, traits.sight)  # type: ignore[attr-defined]
+        if distance < traits.keep_range:
+            return look  # too close: its step away is the view's
+        if distance == traits.keep_range:  # it holds at its range
+            before = rest.own_state(world, sheet)
+            mind.wake = wake
+            mind.fleeing = False
+            return _rests(world, sheet, before, traits.sight, (("distance", distance),))
+    if not traits.aggressive:
+        return look
+    if look is UNASKED:
+        look = _side_look(world, sheet)  # `MindView.nearest_foe`'s ask
+    if look is None:
+        return look
+    assert isinstance(look, crowd.Look)
     reach = max(2 * traits.sight, 8)  # MindView._reach
     if not walking.open_window(grid, (x, y), reach):
         return look
@@ -90,6 +117,7 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
         return _nothing_in_sight(world, sheet, traits, look)
     if distance <= 1:
         return look  # a foe beside it: the view's attack
+    roster = world.roster
     row = look.first_within(x, y, distance)
     target = world.sheets[int(roster.entity[row])]
     tx, ty = target.position.x, target.position.y
@@ -99,23 +127,22 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
         free = walking.free_around(grid, (x, y))
         if any(free):
             index = walking.detour(grid, (tx, ty), (x, y), reach, free,
-                                   waited=sheet.mind.idle_since >= 0)
+                                   waited=mind.idle_since >= 0)
             if index is not None:
                 step = walking.neighbour((x, y), index)
         else:  # hemmed in: what it read was the look's and the eight cells round it
             looked = (("distance", distance), ("nearest", (row, (tx, ty))),
                       ("hemmed", True))
-    mind = sheet.mind
     before = rest.own_state(world, sheet) if step is None else None
-    mind.wake = -1
+    mind.wake = wake
     mind.fleeing = False
     mind.target, mind.last_seen = target.id, (tx, ty)
-    stirs = world.stirs
     if step is None:
         # it waits, having read the look, then the cells round it (hemmed in) or the
         # walk window of its detour
         return _rests(world, sheet, before,  # type: ignore[arg-type]
                       traits.sight if looked is not None else reach, looked)
+    stirs = world.stirs
     if stirs is not None:
         stirs.rests.pop(sheet.entity, None)
     mind.idle_since = -1
@@ -123,6 +150,11 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
 
     run_action(world, sheet, Move(actor=sheet.id, to=step))
     return DONE
+
+
+def _side_look(world: World, sheet: Sheet) -> crowd.Look | None:
+    """`MindView._side_look`: asked once a decision."""
+    return crowd.look_of(world, world.roster.code(sheet.creature.side))
 
 
 def _nothing_in_sight(world: World, sheet: Sheet, traits: MindDef, look: crowd.Look
