@@ -245,3 +245,16 @@ def test_the_whole_map_s_patches_never_change_what_cut_off_says(case, waited) ->
                   for open_, value in zip(free, made.around(here), strict=True))
     assert walking.cut_off(grid, goal, here, radius, free, waited) is (not reached)
     assert walking.cut_off(grid, goal, here, radius, free) is (not reached)  # labelled
+
+
+def test_a_goal_off_the_walk_window_is_no_root_for_the_box_either() -> None:
+    """R-MIND-3: a goal 11 rows off a walker with a window of 10 (hypothesis found it):
+    the box gives no step (LONG_WAY, not an index past its edge), and the detour waits,
+    as the window's field, which has no root, says."""
+    grid = Grid(np.zeros((30, 40), dtype=np.uint8))
+    here, goal = (10, 9), (0, 20)
+    grid.occupant[here[1], here[0]], grid.occupant[goal[1], goal[0]] = 1, 2
+    free = walking.free_around(grid, here)
+    assert walking.short_detour(grid, goal, here, 10, free) is walking.LONG_WAY
+    assert walking.detour(grid, goal, here, 10, free) is None
+    assert reference(grid, goal, here, 10) is None

@@ -276,6 +276,8 @@ def short_detour(grid: Grid, goal: Cell, here: Cell, radius: int | None,
     y1 = min(wy1, goal[1] + reach + 1, here[1] + reach + 2)
     if 2 * (x1 - x0) * (y1 - y0) > (wx1 - wx0) * (wy1 - wy0):
         return LONG_WAY  # not much smaller than the window: its field, kept, is as good
+    if not (x0 <= goal[0] < x1 and y0 <= goal[1] < y1):
+        return LONG_WAY  # a goal off the window is no root (`cut_off` says so first)
     dist = np.full((y1 - y0, x1 - x0), UNREACHED, dtype=np.int32)
     dist[goal[1] - y0, goal[0] - x0] = 0
     tcod.path.dijkstra2d(dist, walkable(grid, x0, y0, x1, y1, True), 1, 1, out=dist)
