@@ -1,13 +1,14 @@
 """The march case taken without a view (systems/rules/minds/march.py): the same
 decisions as the built-in mind's view, event for event and record for record
-(R-MIND-1, R-MIND-3, R-MIND-7).
+(R-MIND-1, R-MIND-3, R-MIND-6, R-MIND-7).
 
-`march.advance` takes one case of `traits.decide` (an aggressive soldier on open ground
-with a foe in sight, not beside it) from the side's look and the cells round it, and
-hands every other case back to the view untouched. Each test runs a world both ways
-(`march.ENABLED`) and asks for the same log and, pulse by pulse, the same minds and the
-same rest records; the branches of the path (a step, a step round a crowd, a wait behind
-one, a soldier hemmed in, a case handed back) are each seen to be taken.
+`march.advance` takes some cases of `traits.decide` (on open ground, the side's look
+made: a step toward the nearest foe or round a crowd, a wait, a hold at a keep range, a
+caster's wait for its next cast, a rest with nothing in sight) and hands every other
+case back to the view untouched. Each test runs a world both ways (`march.ENABLED`) and
+asks for the same log and, pulse by pulse, the same minds and the same rest records;
+each branch of the path is seen taken, and each case handed back is checked to change
+nothing.
 """
 
 from __future__ import annotations
@@ -327,10 +328,6 @@ def test_r_mind_7_a_game_s_mind_is_never_taken_by_the_march_path(monkeypatch):
         assert asked == ["soldier"] and calls == []
     finally:
         affray.unregister_mind("brute")
-
-
-def test_advance_names_its_sentinels():
-    assert repr(march.UNASKED) == "UNASKED"
 
 
 def test_r_mind_1_free_to_act_is_spawn_order_of_the_queued_and_the_unwaiting(tmp_path):

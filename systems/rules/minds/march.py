@@ -1,33 +1,37 @@
 """The marching soldier's decision, taken without a view (issue 21, "minds in bulk").
 
 Most decisions of an army on the march are one case of the built-in mind
-(`traits.decide`): a soldier that is well enough not to think of fleeing, knows no
-spell, keeps no range, fights no one and is free to move, with the aggressive trait,
-on open ground (no wall or shut door within its walk window, `MindView._reach`) and
-with its side's look made (crowd.py). For it, `decide` comes down to three reads and a
-rule:
+(`traits.decide`): a creature well enough not to think of fleeing, fighting no one and
+free to move, on open ground (no wall or shut door within its walk window,
+`MindView._reach`), with its side's look made (crowd.py). For it, `decide` comes down
+to a few reads of the look and of the cells round it:
 
-- its target: the look's nearest foe, the least row within the distance to the nearest
-  (`MindView._crowd_nearest`, R-MIND-3: walking distance is Chebyshev on open ground,
-  ties to the earlier spawn);
-- its step: the first free neighbour (R-GRID-2's order) nearest that foe as the crow
-  flies, when nearer than where it stands (`MindView.step_toward` on the open field,
-  `walking.step_down`);
-- its memory: the target and the cell it was seen on.
+- a caster (R-MIND-6) whose next cast is not due (`Mind.next_cast`) tries again then
+  (`Mind.wake`) and goes on to its other traits; one free to cast is the view's;
+- one that keeps a range holds at it, and is the view's when closer (its step away);
+- an aggressive one (R-MIND-3) goes for the look's nearest foe, the least row within
+  the distance to the nearest (`MindView._crowd_nearest`: walking distance is Chebyshev
+  on open ground, ties to the earlier spawn), remembers it and its cell, and steps to
+  the first free neighbour (R-GRID-2's order) nearer to it (`MindView.step_toward` on the
+  open field, `walking.step_down`), or round the crowd ahead (`walking.detour`), or
+  waits, hemmed in or cut off;
+- with no foe in sight, nothing remembered and no fight to assist, it rests.
 
-`advance(world, sheet)` reads those with the same functions the view calls (the look,
-`walking.open_window`, `walking.free_around`, `walking.step_down`) and carries out the
-step as `minds.think` does, without building the view, its walk fields or its records
-of the creatures seen: a fifth of the cost of a decision. Any other case (a foe beside
-it, none in sight, hemmed in, a crowd to walk round, hurt below its wimpy mark, a
-caster, a game's own mind...) is handed back untouched, and `minds.think` asks the mind
-as before, given the look already asked for, so the side's look is asked exactly as
-often as without this path and the world's answers are the same, event for event
-(tests/test_minds_march.py plays armies both ways).
+`advance(world, sheet, traits)` reads those with the functions the view calls (the
+look, `walking.open_window`, `free_around`, `step_down`, `detour`) and carries the
+decision out as `minds.think` does, its rest recorded with what the view would have
+read (`rest.record`), without building the view, its walk fields or its records of the
+creatures seen. Any other case (a foe beside it, a cast, a step away, a fight or a foe
+remembered out of sight, a wall in the window, hurt below its wimpy mark, a player, a
+game's own mind...) is handed back untouched, and `minds.think` asks the mind as before,
+given the look already asked for: the side's look is asked exactly as often as without
+this path, and the world's answers, minds and rest records are the same, event for
+event (tests/test_minds_march.py plays armies, the built-ins and random worlds both
+ways, pulse by pulse).
 
 Reads the sheet (vitals, combat, affects, position, mind), the content mind's traits,
-the grid and the side's look; on a step writes `Mind` (target, last_seen, fleeing,
-wake, idle_since), `World.stirs` (the rest record dropped) and what a move writes
+the grid and the side's look; writes `Mind` (target, last_seen, fleeing, wake,
+idle_since), `World.stirs` (the rest record, made or dropped) and what a move writes
 (`actions.run_action`).
 """
 
