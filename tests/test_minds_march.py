@@ -45,6 +45,18 @@ def _rests(world: affray.World) -> dict[str, tuple]:
             for entity, r in stirs.rests.items()}
 
 
+def _one_a_cell_and_none_in_walls(world: affray.World) -> None:
+    """No two living creatures on one cell, none on a wall or a shut door, and the
+    grid's occupants are the living creatures' cells (issue 21's invariant of a bulk
+    step)."""
+    cells = [(s.position.x, s.position.y) for s in world.sheets.values() if s.vitals.alive]
+    assert len(cells) == len(set(cells)), world.pulse
+    grid = world.grid
+    assert not any(grid.blocks(x, y) for x, y in cells), world.pulse
+    occupied = {(int(x), int(y)) for y, x in zip(*grid.occupant.nonzero(), strict=True)}
+    assert occupied == set(cells), world.pulse
+
+
 @pytest.fixture
 def branches(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """What each `march.advance` did: "step", "detour step", "detour wait", "hemmed",
@@ -109,6 +121,7 @@ def lockstep(text: str, pulses: int, monkeypatch: pytest.MonkeyPatch,
         plain.tick()
         monkeypatch.setattr(march, "ENABLED", True)
         marching.tick()
+        _one_a_cell_and_none_in_walls(marching)
         assert _minds(plain) == _minds(marching), plain.pulse
         assert _rests(plain) == _rests(marching), plain.pulse
         assert len(plain.events) == len(marching.events), plain.pulse
