@@ -24,6 +24,14 @@ def reference(grid: Grid, goal: tuple[int, int], here: tuple[int, int],
     return walking.step_down(made.around(here), walking.free_around(grid, here), value)
 
 
+def field_reaches(grid: Grid, goal: tuple[int, int], here: tuple[int, int],
+                  radius: int | None, free: list[bool]) -> bool:
+    """The rule read straight: the blocking field, made, reaches a free neighbour."""
+    made = walking.compute(grid, (goal,), here, radius, around=True)
+    return any(open_ and value is not None
+               for open_, value in zip(free, made.around(here), strict=True))
+
+
 @st.composite
 def crowded(draw: st.DrawFn) -> tuple[Grid, tuple[int, int], tuple[int, int], int | None]:
     width, height = draw(st.integers(3, 12)), draw(st.integers(3, 12))
@@ -131,9 +139,7 @@ def test_a_walker_cut_off_from_its_goal_is_told_so_without_the_field(case, free_
     free = walking.free_around(grid, here)
     if not any(free):
         return
-    made = walking.compute(grid, (goal,), here, radius, around=True)
-    reached = any(open_ and value is not None
-                  for open_, value in zip(free, made.around(here), strict=True))
+    reached = field_reaches(grid, goal, here, radius, free)
     assert walking.cut_off(grid, goal, here, radius, free, waited) is (not reached)
     assert walking.detour(grid, goal, here, radius, free, waited) == reference(
         grid, goal, here, radius)
@@ -240,9 +246,7 @@ def test_the_whole_map_s_patches_never_change_what_cut_off_says(case, waited) ->
     free = walking.free_around(grid, here)
     if not any(free):
         return
-    made = walking.compute(grid, (goal,), here, radius, around=True)
-    reached = any(open_ and value is not None
-                  for open_, value in zip(free, made.around(here), strict=True))
+    reached = field_reaches(grid, goal, here, radius, free)
     assert walking.cut_off(grid, goal, here, radius, free, waited) is (not reached)
     assert walking.cut_off(grid, goal, here, radius, free) is (not reached)  # labelled
 
