@@ -143,7 +143,7 @@ def test_r_mind_3_armies_march_as_the_view_decides(seed, branches, monkeypatch):
     world.close()
 
 
-def test_r_mind_3_the_path_takes_most_decisions_of_a_marching_army(branches):
+def test_the_march_path_takes_most_decisions_of_a_marching_army(branches):
     """The point of the path: in the first pulses of two armies of 300 (every soldier
     free, none yet beside a foe), more decisions are steps taken here than are handed
     back to the view."""

@@ -150,7 +150,7 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     if stirs is not None:
         stirs.rests.pop(sheet.entity, None)
     mind.idle_since = -1
-    from affray.systems.rules.actions import run_action
+    from affray.systems.rules.actions import run_action  # (actions -> damage -> minds)
 
     run_action(world, sheet, Move(actor=sheet.id, to=step))
     return DONE
