@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from conftest import world_from_text
 from hypothesis import HealthCheck, given, settings
@@ -520,3 +521,52 @@ def test_a_creature_holding_its_range_rests_while_the_nearest_foe_stays_that_far
         assert _decides(world, "bow") == Move(actor="bow", to=(4, 3))
     finally:
         world.close()
+
+
+@st.composite
+def _row_maps(draw):
+    """A `rows` map (creatures of another side by roster row, NOBODY elsewhere) of any
+    size, thin slivers included, and a query round any cell at any distance."""
+    height, width = draw(st.integers(1, 80)), draw(st.integers(1, 80))
+    cells = draw(st.lists(st.tuples(st.integers(0, width - 1), st.integers(0, height - 1)),
+                          max_size=60, unique=True))
+    rows = np.full((height, width), crowd.NOBODY, dtype=np.int32)
+    for row, (x, y) in enumerate(cells):
+        rows[y, x] = draw(st.integers(0, 10 * len(cells))) if row % 2 else row
+    x, y = draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1))
+    return rows, x, y, draw(st.integers(0, 90))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(made=_row_maps(), again=_row_maps())
+def test_first_within_is_the_least_row_in_the_square_however_it_is_read(made, again):
+    """R-MIND-3 (ties to the earlier spawn, the least row): `first_within` reads four
+    squares of a kept table instead of scanning, and must give the scan's answer
+    everywhere: boxes clipped at every edge and corner, slivers one cell thick, boxes of
+    one cell, distances past the tables' largest square (sight 32 and more) and past
+    the map; a second query of the same look reads the tables it made for the first."""
+    rows, x, y, distance = made
+    look = crowd.Look(None, 0, rows, rows)
+    for qx, qy, qd in ((x, y, distance), (again[1] % rows.shape[1], again[2] % rows.shape[0],
+                                          again[3])):
+        expected = int(rows[max(0, qy - qd):qy + qd + 1, max(0, qx - qd):qx + qd + 1].min())
+        assert look.first_within(qx, qy, qd) == expected
+
+
+def test_first_within_reads_its_tables_inside_the_map_and_scans_the_slivers():
+    """The tables are used where they should be (a negative and a positive case): a box
+    of 61 x 61 inside the map, or 61 x 32 at its top edge, reads the side-32 table; a
+    sliver 3 x 61 across a map 3 cells tall is scanned and makes no table."""
+    rows = np.full((80, 100), crowd.NOBODY, dtype=np.int32)
+    rows[40, 70] = 7
+    rows[0, 40] = 3
+    inside = crowd.Look(None, 0, rows, rows)
+    assert inside.first_within(50, 40, 30) == 7
+    assert len(inside.squares) == 5 and inside.squares[4].shape == (80 - 31, 100 - 31)
+    assert inside.first_within(50, 1, 30) == 3  # 61 x 32: four squares of 32 cover it
+    thin = np.full((3, 100), crowd.NOBODY, dtype=np.int32)
+    thin[2, 79] = 5
+    sliver = crowd.Look(None, 0, thin, thin)
+    assert sliver.first_within(50, 1, 30) == 5  # x 20 to 80 holds 79
+    assert sliver.first_within(50, 1, 28) == crowd.NOBODY  # x 22 to 78 does not
+    assert sliver.squares == []

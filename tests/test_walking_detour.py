@@ -262,3 +262,33 @@ def test_a_goal_off_the_walk_window_is_no_root_for_the_box_either() -> None:
     assert walking.short_detour(grid, goal, here, 10, free) is walking.LONG_WAY
     assert walking.detour(grid, goal, here, 10, free) is None
     assert reference(grid, goal, here, 10) is None
+
+
+@st.composite
+def walled(draw: st.DrawFn) -> tuple[Grid, tuple[int, int], int]:
+    """A map with no wall or shut door at all, or a few (walls, and doors shut or not)."""
+    width, height = draw(st.integers(1, 14)), draw(st.integers(1, 14))
+    grid = Grid(np.full((height, width), int(Terrain.FLOOR), dtype=np.uint8))
+    for _ in range(draw(st.integers(0, 3))):
+        x, y = draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1))
+        if draw(st.booleans()):
+            grid.terrain[y, x] = int(Terrain.WALL)
+        else:
+            grid.shut[y, x] = draw(st.booleans())
+    grid.changed_terrain()
+    centre = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    return grid, centre, draw(st.integers(0, 16))
+
+
+@settings(max_examples=300, deadline=None)
+@given(walled())
+def test_open_window_is_the_windows_own_count_of_walls_and_shut_doors(case) -> None:
+    """R-MIND-3's open ground (the march path's and the view's test): a window is open
+    exactly when no wall or shut door stands in it, read straight from the terrain. A
+    map with none anywhere answers without the window's count; one wall or shut door
+    in the window closes it, one outside it does not."""
+    grid, (x, y), radius = case
+    x0, y0 = max(0, x - radius), max(0, y - radius)
+    window = (slice(y0, y + radius + 1), slice(x0, x + radius + 1))
+    blocked = (grid.terrain[window] == int(Terrain.WALL)) | grid.shut[window]
+    assert walking.open_window(grid, (x, y), radius) == (not blocked.any())

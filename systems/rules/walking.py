@@ -157,9 +157,12 @@ def walk_window(grid: Grid, here: Cell, radius: int | None) -> tuple[int, int, i
 
 def open_window(grid: Grid, centre: Cell, radius: int) -> bool:
     """No wall and no shut door within Chebyshev `radius` of `centre` (on the map)."""
-    x0, y0, x1, y1 = window_of(grid, centre, radius)
     sums = blocked_sums(grid)
-    return int(sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]) == 0
+    item = sums.item
+    if item(-1, -1) == 0:
+        return True  # nothing blocks anywhere on the map (an open battlefield)
+    x0, y0, x1, y1 = window_of(grid, centre, radius)
+    return item(y1, x1) - item(y0, x1) - item(y1, x0) + item(y0, x0) == 0  # type: ignore[no-any-return]
 
 
 def walkable(grid: Grid, x0: int, y0: int, x1: int, y1: int,

@@ -116,28 +116,36 @@ def act(world: World) -> None:
     wait = world.lag.wait
     sheets = world.sheets
     pulse = world.pulse
+    events = world.events
     resting = rest.stirs_of(world) if rest.ENABLED else None
+    # The log's length, read again after each creature that may have logged something
+    # (a queued action, a mind asked): skipping and resting log nothing, and an army
+    # has thousands of those a pulse.
+    now = len(events)
     for entity in free_to_act(world):
         sheet = sheets[entity]
         if entity in world.ready:
             run_queued(world, (entity,))
+            now = len(events)
             continue
         if (wait[sheet.creature.slot] > 0 or not sheet.vitals.alive
-                or _idle(sheet, len(world.events), pulse)):
+                or _idle(sheet, now, pulse)):
             continue  # waiting (a creature before it may have changed that), or idle
         quiet = resting is not None and nothing_near(world, sheet)  # (rest.ENABLED too)
-        if quiet and sheet.mind.wake < 0:
+        mind = sheet.mind
+        if quiet and mind.wake < 0:
             # what `think` does with the built-in mind's None (and what a rest that holds
-            # does when no wake is set)
-            _rest(world, sheet, -1)
+            # does when no wake is set): `_rest(world, sheet, -1)`
+            mind.idle_since, mind.wake = now, -1
             continue
         if resting is not None and _unwoken(sheet, pulse) and rest.still(world, sheet):
-            sheet.mind.idle_since = len(world.events)  # what asking would do (rest.py)
+            mind.idle_since = now  # what asking would do (rest.py)
             continue
         if quiet:
-            _rest(world, sheet, -1)  # what `think` does with the built-in mind's None
+            mind.idle_since, mind.wake = now, -1  # think's rest on the built-in mind's None
             continue
         think(world, sheet)
+        now = len(events)
 
 
 def free_to_act(world: World) -> list[int]:

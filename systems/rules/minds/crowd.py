@@ -38,7 +38,7 @@ Reads the roster (cells, sides, lives, stamps) and the grid's size; writes only
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,36 +59,79 @@ WARM = 8  # asks of a side at one stamp before its look is made
 
 @dataclass(slots=True)
 class Look:
-    """The maps of one side's look (module docstring), for one stamp of the others."""
+    """The maps of one side's look (module docstring), for one stamp of the others.
+
+    `first_within` is asked about a thousand times a look in a march, each over a square
+    of up to 61 x 61 cells of `rows`. So the least row of every square of side 2**k is
+    kept (`squares[k - 1]`, made the first time a square that size is asked: a sparse
+    table), and a square's least row is the least of four such squares that cover it,
+    four reads instead of a scan."""
 
     roster: Roster
     stamp: int
     near: np.ndarray
     rows: np.ndarray
+    squares: list[np.ndarray] = field(default_factory=list)
 
     @property
     def nbytes(self) -> int:
-        """For the sight cache's bound (sight_cache.py)."""
-        return int(self.near.nbytes + self.rows.nbytes)
+        """For the sight cache's bound (sight_cache.py): the maps, and room for every
+        table of least rows `first_within` may make (each at most the size of `rows`),
+        as the cache counts an entry's bytes when it is put in."""
+        return int(self.near.nbytes + self.rows.nbytes * (1 + SQUARE_LEVELS))
 
     def nearest(self, x: int, y: int) -> int:
         """The Chebyshev distance from (x, y) to the nearest creature of another side
         (`FAR`: none)."""
-        return int(self.near[y, x])
+        return self.near.item(y, x)  # type: ignore[no-any-return]
 
     def in_sight(self, x: int, y: int, sight: int) -> int:
         """`nearest`, as a mind with that sight reads it: `FAR` past its sight (what a
         decision records and a rest checks again, `rest.look_still`)."""
-        distance = int(self.near[y, x])
+        distance: int = self.near.item(y, x)
         return FAR if distance > sight else distance
 
     def first_within(self, x: int, y: int, distance: int) -> int:
         """The least roster row among the creatures of another side within Chebyshev
         `distance` of (x, y) (`NOBODY`: none)."""
         height, width = self.rows.shape
-        block = self.rows[max(0, y - distance):min(height, y + distance + 1),
-                          max(0, x - distance):min(width, x + distance + 1)]
-        return int(block.min())
+        # (conditionals, not max and min: this is the march's hottest read)
+        y0 = y - distance if y > distance else 0
+        x0 = x - distance if x > distance else 0
+        y1 = y + distance + 1 if y + distance < height else height
+        x1 = x + distance + 1 if x + distance < width else width
+        short, long = (y1 - y0, x1 - x0) if y1 - y0 < x1 - x0 else (x1 - x0, y1 - y0)
+        level = short.bit_length() - 1  # squares of side 2**level fit the box
+        side = 1 << level
+        if level == 0 or level > SQUARE_LEVELS or long > 2 * side:
+            # a box of a few cells, a sight past the tables, or a sliver at the
+            # map's edge that four squares do not cover: scan it
+            return int(self.rows[y0:y1, x0:x1].min())
+        squares = self.squares
+        item = (squares[level - 1] if len(squares) >= level else self._squares(level)).item
+        top, left = y1 - side, x1 - side  # the far squares' corners
+        least = item(y0, x0)
+        for value in (item(y0, left), item(top, x0), item(top, left)):
+            if value < least:
+                least = value
+        return least  # type: ignore[no-any-return]
+
+    def _squares(self, level: int) -> np.ndarray:
+        """The least row of each square of side 2**level: `table[y, x]` for the square
+        whose least corner is (x, y); made from the level below (each square is four
+        squares of half its side)."""
+        squares = self.squares
+        while len(squares) < level:
+            below = squares[-1] if squares else self.rows
+            half = 1 << len(squares)
+            across = np.minimum(below[:, :-half], below[:, half:])
+            squares.append(np.minimum(across[:-half], across[half:]))
+        return squares[level - 1]
+
+
+# Tables of least rows a look may keep (squares of side 2 ... 32: a sight of 31 or less
+# asks no larger square); a larger square is scanned.
+SQUARE_LEVELS = 5
 
 
 @dataclass(slots=True)
