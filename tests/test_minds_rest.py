@@ -201,6 +201,30 @@ def test_stirs_blocks_hold_what_changed_near_a_cell():
     assert stirs.changed_near(0, 0, 30, since=0)  # a reach past the map's edges
 
 
+@settings(max_examples=300, deadline=None)
+@given(height=st.integers(1, 40), width=st.integers(1, 40),
+       stamps=st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=12),
+       x=st.integers(0, 39), y=st.integers(0, 39), reach=st.integers(0, 60),
+       since=st.integers(0, 12))
+def test_changed_near_is_a_stamp_after_since_in_a_block_the_reach_meets(
+        height, width, stamps, x, y, reach, since):
+    """R-MIND-7's coarse change test, read straight: a block stamped after `since` that
+    holds a cell within `reach` of (x, y). A reach that meets every block answers from
+    the clock alone; it must say what the blocks say, and a stamp at or before `since`
+    is no change."""
+    stirs = rest.Stirs.of(Grid(np.zeros((height, width), dtype=np.uint8)))
+    for sx, sy in stamps:
+        stirs.stamp(sx % width, sy % height)
+    x, y = x % width, y % height
+    expected = any(
+        stirs.blocks[by, bx] > since
+        for by in range(stirs.blocks.shape[0]) for bx in range(stirs.blocks.shape[1])
+        if any(max(abs(cx - x), abs(cy - y)) <= reach
+               for cy in range(by * 8, min(height, by * 8 + 8))
+               for cx in range(bx * 8, min(width, bx * 8 + 8))))
+    assert stirs.changed_near(x, y, reach, since) == expected
+
+
 def test_the_sight_cache_keeps_at_most_its_limit_the_oldest_going_first():
     """Minds' fields of view and distance maps (`World.sight_cache`) hold at most their
     limit of array bytes; past it the entries put in longest ago go, one put in again

@@ -292,3 +292,21 @@ def test_open_window_is_the_windows_own_count_of_walls_and_shut_doors(case) -> N
     window = (slice(y0, y + radius + 1), slice(x0, x + radius + 1))
     blocked = (grid.terrain[window] == int(Terrain.WALL)) | grid.shut[window]
     assert walking.open_window(grid, (x, y), radius) == (not blocked.any())
+
+
+@settings(max_examples=300, deadline=None)
+@given(walled(), st.lists(st.booleans(), min_size=196, max_size=196))
+def test_free_around_is_each_neighbour_on_the_map_walkable_and_empty(case, taken) -> None:
+    """R-GRID-2's neighbours and R-MIND-3's blocking, read straight: a step may end on a
+    neighbour on the map, not a wall, not a shut door, nobody there; on a map with no
+    wall or shut door anywhere (read from occupancy alone) as on one with some, and at
+    the edges."""
+    grid, here, _ = case
+    height, width = grid.terrain.shape
+    grid.occupant[:] = np.array(taken[:height * width]).reshape(height, width)
+    expected = [0 <= here[0] + dx < width and 0 <= here[1] + dy < height
+                and grid.terrain[here[1] + dy, here[0] + dx] != int(Terrain.WALL)
+                and not grid.shut[here[1] + dy, here[0] + dx]
+                and not grid.occupant[here[1] + dy, here[0] + dx]
+                for dx, dy in walking.NEIGHBOURS]
+    assert walking.free_around(grid, here) == expected

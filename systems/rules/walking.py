@@ -368,12 +368,15 @@ def free_patches(grid: Grid, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
     return labels
 
 
-def _walkable_grid(grid: Grid) -> np.ndarray:
-    """Not a wall, not a shut door, for the whole map, kept while the terrain stands."""
+def _walkable_grid(grid: Grid) -> np.ndarray | None:
+    """Not a wall, not a shut door, for the whole map, kept while the terrain stands;
+    None when every cell of the map is walkable (an open battlefield: nothing to read)."""
     cached = grid.cache.get("walkable")
     if cached is not None and cached[0] == grid.terrain_version:
         return cached[1]  # type: ignore[no-any-return]
-    walkable_ = walkable(grid, 0, 0, grid.width, grid.height) != 0
+    walkable_: np.ndarray | None = walkable(grid, 0, 0, grid.width, grid.height) != 0
+    if walkable_ is not None and walkable_.all():
+        walkable_ = None
     grid.cache["walkable"] = (grid.terrain_version, walkable_)
     return walkable_
 
@@ -415,9 +418,12 @@ def free_around(grid: Grid, cell: Cell) -> list[bool]:
     on the map, walkable, nobody there."""
     x, y = cell
     if 1 <= x < grid.width - 1 and 1 <= y < grid.height - 1:  # all inside: one block
-        block = (_walkable_grid(grid)[y - 1:y + 2, x - 1:x + 2]
-                 & (grid.occupant[y - 1:y + 2, x - 1:x + 2] == 0)).ravel().tolist()
-        return [block[i] for i in _BLOCK_INDEX]
+        taken = grid.occupant[y - 1:y + 2, x - 1:x + 2].ravel().tolist()
+        walkable_ = _walkable_grid(grid)
+        if walkable_ is None:  # every cell walkable: free is nobody there
+            return [not taken[i] for i in _BLOCK_INDEX]
+        open_ = walkable_[y - 1:y + 2, x - 1:x + 2].ravel().tolist()
+        return [open_[i] and not taken[i] for i in _BLOCK_INDEX]
     out = []
     for dx, dy in NEIGHBOURS:
         nx, ny = x + dx, y + dy
