@@ -310,3 +310,26 @@ def test_free_around_is_each_neighbour_on_the_map_walkable_and_empty(case, taken
                 and not grid.occupant[here[1] + dy, here[0] + dx]
                 for dx, dy in walking.NEIGHBOURS]
     assert walking.free_around(grid, here) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 30), st.integers(-3, 33), st.integers(-3, 33),
+       st.integers(0, 40))
+def test_a_window_is_the_square_of_its_radius_clipped_to_the_map(width, height, x, y,
+                                                                 radius) -> None:
+    """R-MIND-2's sight window and R-MIND-3's walk window: the cells within Chebyshev
+    `radius` of the centre that lie on the map, as [x0, x1) x [y0, y1), read straight
+    cell by cell (centres off the map included: the bounds never leave it)."""
+    from affray.systems.rules.sight import window
+
+    grid = Grid(np.zeros((height, width), dtype=np.uint8))
+    cells = [(cx, cy) for cy in range(height) for cx in range(width)
+             if max(abs(cx - x), abs(cy - y)) <= radius]
+    x0, y0, x1, y1 = window(grid, (x, y), radius)
+    assert x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
+    if cells:
+        assert (x0, y0, x1, y1) == (min(c[0] for c in cells), min(c[1] for c in cells),
+                                    max(c[0] for c in cells) + 1,
+                                    max(c[1] for c in cells) + 1)
+    else:
+        assert x0 >= x1 or y0 >= y1  # nothing of the map in it

@@ -56,8 +56,12 @@ class View:
 def window(grid: Grid, centre: Cell, radius: int) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1): the cells within Chebyshev `radius` of `centre`, on the map."""
     x, y = centre
-    return (max(0, x - radius), max(0, y - radius), min(grid.width, x + radius + 1),
-            min(grid.height, y + radius + 1))
+    x0, y0, x1, y1 = x - radius, y - radius, x + radius + 1, y + radius + 1
+    width, height = grid.width, grid.height
+    # (max(0, x0) ... min(height, y1), written as conditionals: minds ask this of
+    # thousands of soldiers a pulse, and the builtins cost more than the arithmetic)
+    return (x0 if x0 > 0 else 0, y0 if y0 > 0 else 0, x1 if x1 < width else width,
+            y1 if y1 < height else height)
 
 
 _ALL_SEEN: dict[tuple[int, int], np.ndarray] = {}

@@ -326,19 +326,23 @@ def cut_off(grid: Grid, goal: Cell, here: Cell, radius: int | None,
 def _joined(patches: np.ndarray, window: tuple[int, int, int, int], goal: Cell,
             here: Cell, free: list[bool]) -> bool:
     """A free neighbour of `here` lies in a patch of a free cell on or beside `goal`
-    (`patches` labels `window`, which holds the goal and the walker)."""
-    x0, y0, x1, y1 = window
+    (`patches` labels `window`, which holds the goal and the walker; a free neighbour is
+    on the map, so in the window). Read with plain lists and `item`: the grind asks this
+    of every cut-off rear rank each pulse."""
+    x0, y0 = window[0], window[1]
     gx, gy = goal
-    around_goal = patches[max(gy - 1, y0) - y0:min(gy + 2, y1) - y0,
-                          max(gx - 1, x0) - x0:min(gx + 2, x1) - x0]
-    reached = set(around_goal[around_goal > 0].tolist())
+    top, left = (gy - 1 if gy > y0 else y0) - y0, (gx - 1 if gx > x0 else x0) - x0
+    reached: set[int] = set()
+    for row in patches[top:gy + 2 - y0, left:gx + 2 - x0].tolist():  # (numpy clips the far ends)
+        reached.update(row)
+    reached.discard(0)  # (0: not free)
     if not reached:
         return False
-    for index, open_ in enumerate(free):
-        if open_:
-            nx, ny = neighbour(here, index)
-            if int(patches[ny - y0, nx - x0]) in reached:
-                return True
+    item = patches.item
+    hx, hy = here[0] - x0, here[1] - y0
+    for open_, (dx, dy) in zip(free, NEIGHBOURS, strict=True):
+        if open_ and item(hy + dy, hx + dx) in reached:
+            return True
     return False
 
 
@@ -418,11 +422,14 @@ def free_around(grid: Grid, cell: Cell) -> list[bool]:
     on the map, walkable, nobody there."""
     x, y = cell
     if 1 <= x < grid.width - 1 and 1 <= y < grid.height - 1:  # all inside: one block
-        taken = grid.occupant[y - 1:y + 2, x - 1:x + 2].ravel().tolist()
+        # (nested lists: `ravel` would copy the 3 x 3 view first)
+        above, level, below = grid.occupant[y - 1:y + 2, x - 1:x + 2].tolist()
+        taken = [*above, *level, *below]
         walkable_ = _walkable_grid(grid)
         if walkable_ is None:  # every cell walkable: free is nobody there
             return [not taken[i] for i in _BLOCK_INDEX]
-        open_ = walkable_[y - 1:y + 2, x - 1:x + 2].ravel().tolist()
+        above, level, below = walkable_[y - 1:y + 2, x - 1:x + 2].tolist()
+        open_ = [*above, *level, *below]
         return [open_[i] and not taken[i] for i in _BLOCK_INDEX]
     out = []
     for dx, dy in NEIGHBOURS:
