@@ -22,7 +22,7 @@ from test_minds_properties import worlds
 import affray
 from affray.data.armies import CONTENT as ARMY_CONTENT
 from affray.systems.rules import walking
-from affray.systems.rules.minds import crowd, nothing_near
+from affray.systems.rules.minds import crowd, march, nothing_near
 from affray.systems.rules.minds.view import MindView
 
 
@@ -387,6 +387,62 @@ def test_a_hemmed_rest_needs_the_look(monkeypatch):
         assert world.stirs.rests[me.entity].looked is None
         world.stirs.stamp(8, 8)
         assert not rest.still(world, me)
+    finally:
+        world.close()
+
+
+def _cut_off_world() -> affray.World:
+    """Red `me` (aggressive, sight 6: a walk window of 12) at (5, 4) on a 16 x 9 field,
+    a wall of nine red allies with no mind down column 6, blue `foe` at (9, 4) beyond
+    it: every way to the foe crosses the wall."""
+    row = '"' + "." * 16 + '"'
+    lines = ["name = \"cut off\"\nseed = 1\npulses = 100\n[map]",
+             f"rows = [{', '.join([row] * 9)}]",
+             "[content.minds.watch]\naggressive = true\nsight = 6",
+             "[[creatures]]\nid = \"me\"\nside = \"red\"\nmind = \"watch\"\nat = [5, 4]"]
+    for y in range(9):
+        lines += ["[[creatures]]", f'id = "wall{y}"', 'side = "red"', f"at = [6, {y}]"]
+    lines += ["[[creatures]]\nid = \"foe\"\nside = \"blue\"\nat = [9, 4]"]
+    return world_from_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_soldier_cut_off_by_its_own_front_rests_until_a_way_opens(enabled, monkeypatch):
+    """R-MIND-3 / R-MIND-1: cut off from the foe its side's look names by a wall of its
+    own side (free cells round it, none joined to the foe within its walk window), a
+    soldier waits, remembering the foe; the march path and the view record the same
+    rest, read from the look and the window's free patches. It holds through changes
+    that keep it cut off (`rest.still` True, and asking gives nothing again), and not
+    when a cell one step nearer frees (it would step there) or a gap opens in the wall
+    (it would go round): then asking does something."""
+    from affray.systems.rules.minds import rest
+
+    monkeypatch.setattr(crowd, "WARM", 1)
+    monkeypatch.setattr(march, "ENABLED", enabled)
+    world = _cut_off_world()
+    try:
+        _settle_in(world)
+        me, foe = world.sheet("me"), world.sheet("foe")
+        record = world.stirs.rests[me.entity]
+        assert record.looked == (("distance", 4), ("nearest", (foe.creature.slot, (9, 4))),
+                                 ("cut_off", 12))
+        assert me.mind.target == "foe" and (me.position.x, me.position.y) == (5, 4)
+        world.stirs.stamp(1, 8)  # a change within its reach that leaves it cut off
+        assert rest.still(world, me) and _decides(world, "me") is None
+        # a cell one step nearer frees: it would step into it
+        brick = world.sheet("wall3")
+        world.place(brick.entity, brick.position, 7, 3, why="apart")
+        assert not rest.still(world, me)
+        assert _decides(world, "me") is not None
+        world.place(brick.entity, brick.position, 6, 3, why="apart")
+        assert rest.still(world, me)
+        # a gap opens at the wall's end, out of its step: it would go round
+        end = world.sheet("wall0")
+        world.place(end.entity, end.position, 7, 0, why="apart")
+        assert not rest.still(world, me)
+        assert _decides(world, "me") is not None
+        world.place(end.entity, end.position, 6, 0, why="apart")
+        assert rest.still(world, me)
     finally:
         world.close()
 

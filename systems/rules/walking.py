@@ -478,3 +478,21 @@ def step_up(values: list[int | None], free: list[bool], here: int | None,
 def neighbour(cell: Cell, index: int) -> Cell:
     dx, dy = NEIGHBOURS[index]
     return cell[0] + dx, cell[1] + dy
+
+
+def open_step_down(grid: Grid, x: int, y: int, tx: int, ty: int, distance: int
+                   ) -> tuple[int, int] | None:
+    """`step_down` on the open field toward one foe `distance` away: the values
+    round (x, y) are distance - 1, distance or distance + 1, so the step is the first
+    neighbour (R-GRID-2's order) at distance - 1 that is free; every cell of the open
+    window is walkable, so free is on the map with nobody there (`free_around`).
+    None: no such neighbour is free (the view's detour, or a wait)."""
+    nearer = distance - 1
+    occupant = grid.occupant
+    width, height = grid.width, grid.height
+    for dx, dy in NEIGHBOURS:
+        nx, ny = x + dx, y + dy
+        if (max(abs(nx - tx), abs(ny - ty)) == nearer and 0 <= nx < width
+                and 0 <= ny < height and not occupant[ny, nx]):
+            return nx, ny
+    return None

@@ -44,7 +44,6 @@ from affray.systems.rules import walking
 from affray.systems.rules.minds import crowd, rest
 
 if TYPE_CHECKING:
-    from affray.core.grid import Grid
     from affray.core.world import World
     from affray.data.defs import MindDef
     from affray.systems.rules.sheet import Sheet
@@ -125,8 +124,8 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     row = look.first_within(x, y, distance)
     target = world.sheets[int(roster.entity[row])]
     tx, ty = target.position.x, target.position.y
-    step = _step_down(grid, x, y, tx, ty, distance)
-    looked: tuple[tuple[str, object], ...] | None = None
+    step = walking.open_step_down(grid, x, y, tx, ty, distance)
+    looked: tuple[tuple[str, object], ...] = ()
     if step is None:
         free = walking.free_around(grid, (x, y))
         if any(free):
@@ -134,6 +133,9 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
                                    waited=mind.idle_since >= 0)
             if index is not None:
                 step = walking.neighbour((x, y), index)
+            else:  # cut off from its foe within the walk window (the front ahead)
+                looked = (("distance", distance), ("nearest", (row, (tx, ty))),
+                          ("cut_off", reach))
         else:  # hemmed in: what it read was the look's and the eight cells round it
             looked = (("distance", distance), ("nearest", (row, (tx, ty))),
                       ("hemmed", True))
@@ -142,10 +144,10 @@ def advance(world: World, sheet: Sheet, traits: MindDef) -> object:
     mind.fleeing = False
     mind.target, mind.last_seen = target.id, (tx, ty)
     if step is None:
-        # it waits, having read the look, then the cells round it (hemmed in) or the
-        # walk window of its detour
+        # it waits, having read the look, then the cells round it (hemmed in) or its
+        # walk window's free patches (cut off: `rest.look_still` asks them again)
         return _rests(world, sheet, before,  # type: ignore[arg-type]
-                      traits.sight if looked is not None else reach, looked)
+                      traits.sight if looked[-1][0] == "hemmed" else reach, looked)
     stirs = world.stirs
     if stirs is not None:
         stirs.rests.pop(sheet.entity, None)
@@ -187,21 +189,3 @@ def _rests(world: World, sheet: Sheet, before: rest.OwnState, reach: int,
     if world.stirs is not None:
         rest.record(world, sheet, before, reach, looked)
     return DONE
-
-
-def _step_down(grid: Grid, x: int, y: int, tx: int, ty: int, distance: int
-               ) -> tuple[int, int] | None:
-    """`walking.step_down` on the open field toward one foe `distance` away: the values
-    round (x, y) are distance - 1, distance or distance + 1, so the step is the first
-    neighbour (R-GRID-2's order) at distance - 1 that is free; every cell of the open
-    window is walkable, so free is on the map with nobody there (`walking.free_around`).
-    None: no such neighbour is free (the view's detour, or a wait)."""
-    nearer = distance - 1
-    occupant = grid.occupant
-    width, height = grid.width, grid.height
-    for dx, dy in walking.NEIGHBOURS:
-        nx, ny = x + dx, y + dy
-        if (max(abs(nx - tx), abs(ny - ty)) == nearer and 0 <= nx < width
-                and 0 <= ny < height and not occupant[ny, nx]):
-            return nx, ny
-    return None

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from affray.systems.rules import walking
 from affray.systems.rules.minds import crowd
 from affray.systems.rules.walking import free_around
 
@@ -209,7 +210,11 @@ def look_still(world: World, sheet: Sheet, looked: tuple[tuple[str, object], ...
     - "nearest": the foe it went for, (roster row, cell): the least row within that
       distance, on the same cell (its memory held the cell; a foe that stepped, or a
       nearer one, would change what it does);
-    - "hemmed": all eight neighbouring cells taken (its step was refused for that alone).
+    - "hemmed": all eight neighbouring cells taken (its step was refused for that alone);
+    - "cut_off": the walk window's radius, after "distance" and "nearest": no free
+      neighbour one cell nearer that foe (`walking.open_step_down`), one free at all, and
+      none joined to the foe within that window (`walking.cut_off`): so `detour` finds no
+      way round and it waits, remembering the foe (the rear ranks behind their front).
 
     The look's paths were taken because its windows held no wall or shut door; with the
     terrain and its cell unchanged they still hold none. Without a look now (not yet
@@ -230,6 +235,15 @@ def look_still(world: World, sheet: Sheet, looked: tuple[tuple[str, object], ...
             row, cell = cast("tuple[int, Cell]", value)
             if distance == crowd.FAR or look.first_within(x, y, distance) != row \
                     or (int(roster.x[row]), int(roster.y[row])) != cell:
+                return False
+        elif kind == "cut_off":
+            grid = world.grid
+            tx, ty = cell  # (the "nearest" read came first and held)
+            if walking.open_step_down(grid, x, y, tx, ty, distance) is not None:
+                return False
+            free = free_around(grid, (x, y))
+            if not any(free) or not walking.cut_off(grid, cell, (x, y), cast("int", value),
+                                                    free, waited=True):
                 return False
         else:  # "hemmed"
             grid = world.grid
