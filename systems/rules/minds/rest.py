@@ -201,10 +201,11 @@ def still(world: World, sheet: Sheet) -> bool:
 
 
 def look_still(world: World, sheet: Sheet, looked: tuple[tuple[str, object], ...]) -> bool:
-    """A decision that read nothing of the world but its side's look (crowd.py) and the
-    eight cells around it: with its own state, memory and the terrain unchanged (the
-    record's own state), `traits.decide` is a function of those reads alone, so it is
-    the same again exactly when each read gives what it gave (`MindView.look_reads`):
+    """A decision that read nothing of the world but its side's look (crowd.py), the
+    eight cells around it and, cut off, its walk window's free patches: with its own
+    state, memory and the terrain unchanged (the record's own state), `traits.decide`
+    is a function of those reads alone, so it is the same again exactly when each read
+    gives what it gave (`MindView.look_reads`):
 
     - "distance": the Chebyshev distance to the nearest foe (`crowd.FAR` past sight);
     - "nearest": the foe it went for, (roster row, cell): the least row within that

@@ -105,8 +105,9 @@ class MindView:
         self.extent: int | None = 0
         # What this decision read from its side's look (crowd.py), by kind: the nearest
         # foe's distance, the foe it names (row, cell), all eight neighbouring cells
-        # taken. `_outside`: it read something else of the world (a field of view, a
-        # fight, a crowd's detour): then `look_reads` is None.
+        # taken, or cut off from that foe within its walk window. `_outside`: it read
+        # something else of the world (a field of view, a fight, a crowd's detour):
+        # then `look_reads` is None.
         self._look_reads: dict[str, object] = {}
         self._outside = False
 
@@ -119,8 +120,9 @@ class MindView:
             self.extent = reach
 
     def _reads_look(self, kind: str, value: object, reach: int) -> None:
-        """A read of the side's look (or, for "hemmed", of the eight cells around it):
-        recorded, so that a rest can check it again (`look_reads`)."""
+        """A read of the side's look (or, for "hemmed", of the eight cells around it;
+        for "cut_off", of those and the walk window's free patches): recorded, so that
+        a rest can check it again (`look_reads`, `rest.look_still`)."""
         self._look_reads[kind] = value
         self._extend(reach)
 
