@@ -429,20 +429,16 @@ def test_a_soldier_cut_off_by_its_own_front_rests_until_a_way_opens(enabled, mon
         assert me.mind.target == "foe" and (me.position.x, me.position.y) == (5, 4)
         world.stirs.stamp(1, 8)  # a change within its reach that leaves it cut off
         assert rest.still(world, me) and _decides(world, "me") is None
-        # a cell one step nearer frees: it would step into it
-        brick = world.sheet("wall3")
-        world.place(brick.entity, brick.position, 7, 3, why="apart")
-        assert not rest.still(world, me)
-        assert _decides(world, "me") is not None
-        world.place(brick.entity, brick.position, 6, 3, why="apart")
-        assert rest.still(world, me)
-        # a gap opens at the wall's end, out of its step: it would go round
-        end = world.sheet("wall0")
-        world.place(end.entity, end.position, 7, 0, why="apart")
-        assert not rest.still(world, me)
-        assert _decides(world, "me") is not None
-        world.place(end.entity, end.position, 6, 0, why="apart")
-        assert rest.still(world, me)
+        # wall3 steps aside: a cell one step nearer frees (it would step into it);
+        # wall0 steps aside: a gap opens at the wall's end, out of its step (it would
+        # go round); each steps back and the rest holds again
+        for brick_id, row in (("wall3", 3), ("wall0", 0)):
+            brick = world.sheet(brick_id)
+            world.place(brick.entity, brick.position, 7, row, why="apart")
+            assert not rest.still(world, me), brick_id
+            assert _decides(world, "me") is not None, brick_id
+            world.place(brick.entity, brick.position, 6, row, why="apart")
+            assert rest.still(world, me), brick_id
     finally:
         world.close()
 
