@@ -378,11 +378,10 @@ def _walkable_grid(grid: Grid) -> np.ndarray | None:
     cached = grid.cache.get("walkable")
     if cached is not None and cached[0] == grid.terrain_version:
         return cached[1]  # type: ignore[no-any-return]
-    walkable_: np.ndarray | None = walkable(grid, 0, 0, grid.width, grid.height) != 0
-    if walkable_ is not None and walkable_.all():
-        walkable_ = None
-    grid.cache["walkable"] = (grid.terrain_version, walkable_)
-    return walkable_
+    walkable_ = walkable(grid, 0, 0, grid.width, grid.height) != 0
+    kept = None if walkable_.all() else walkable_
+    grid.cache["walkable"] = (grid.terrain_version, kept)
+    return kept
 
 
 # The index of each neighbour (R-GRID-2's order) in a raveled 3x3 block around a cell.

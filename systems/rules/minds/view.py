@@ -443,17 +443,18 @@ class MindView:
             return None
         index = walking.step_down(around, free, value)
         if index is None and len(roots) == 1:
-            if field.radius is None:
+            whole = field.radius is None
+            if whole:
                 self._reads_all()
-            index = walking.detour(grid, roots[0], here, None if field.radius is None
-                                   else self._reach, free)
-            if (index is None and field.radius is not None
-                    and isinstance(field, walking.OpenField)):
+            index = walking.detour(grid, roots[0], here, None if whole else self._reach,
+                                   free)
+            if index is None and not whole and isinstance(field, walking.OpenField):
                 # cut off from its one goal on open ground: it read the eight cells and
                 # the window's free patches, which `rest.look_still` asks again
                 self._reads_look("cut_off", self._reach, self._reach)
                 return None
-            self._reads(self._reach)
+            if not whole:
+                self._reads(self._reach)
         self._reads(1)
         return None if index is None else walking.neighbour(here, index)
 
