@@ -561,3 +561,53 @@ def test_a_kill_s_bystanders_are_walked_singly_r_act_2(monkeypatch) -> None:
             assert (0, "a") not in bulk  # planned against F fighting D: walked singly
             assert (12, "a") in bulk  # the next round plans it afresh: in bulk again
     assert deaths > len(SWEEP) // 2
+
+
+def _siege_by_share(monkeypatch: pytest.MonkeyPatch, share: int, seed: int
+                    ) -> tuple[list[dict], dict]:
+    monkeypatch.setattr(volley, "SCATTER_SHARE", share)
+    world = world_from_text(siege_text(), seed=seed)
+    try:
+        world.run(61)
+        return [event.to_dict() for event in world.events], world.snapshot()
+    finally:
+        world.close()
+
+
+def test_bulk_runs_scattered_or_whole_column_leave_the_same_world(monkeypatch) -> None:
+    """R-DMG-2, R-MELEE-2: a bulk run's hit points and movement go in by scattering its
+    few blows (`SCATTER_SHARE` past every run) or by whole columns (never scattering):
+    a siege of deaths every round writes the same log and ends in the same snapshot
+    either way, over seeds; and scattered, under pinned draws, the scalar log."""
+    for seed in range(6):
+        scattered = _siege_by_share(monkeypatch, 1 << 30, seed)
+        assert scattered == _siege_by_share(monkeypatch, 0, seed), f"seed {seed}"
+    assert any(event["kind"] == "death" for event in scattered[0])
+    monkeypatch.setattr(volley, "SCATTER_SHARE", 1 << 30)
+    for u in SWEEP[::9]:
+        vector = run_pinned(siege_text(), "auto", u, pulses=61)
+        assert vector == run_pinned(siege_text(), "never", u, pulses=61), f"u = {u}"
+
+
+def test_a_run_stops_at_the_first_turn_of_a_touched_fighter_or_target(monkeypatch) -> None:
+    """R-ACT-2: the heap of touched turns `run_length` reads gives, at every step of every
+    round, the run the definition gives: up to the next turn that may kill or breaks the
+    round's order, and before the first turn whose fighter or target a turn off the
+    vectorised path touched (scanned straight from `touched`)."""
+    real = volley.Plan.run_length
+    seen: list[int] = []
+
+    def checked(self, turn):  # type: ignore[no-untyped-def]
+        limit = real(self, turn)
+        stop = int(self.next_stop[turn])
+        touched = (self.touched[self.attacker[turn:stop]]
+                   | self.touched[self.victim[turn:stop]])
+        straight = int(np.argmax(touched)) if touched.any() else stop - turn
+        assert limit == min(straight, volley.WINDOW)
+        seen.append(limit)
+        return limit
+
+    monkeypatch.setattr(volley.Plan, "run_length", checked)
+    for u in SWEEP[::13]:
+        run_pinned(siege_text(), "auto", u, pulses=61)
+    assert 0 in seen and any(limit > 1 for limit in seen)

@@ -494,3 +494,45 @@ def test_a_changed_creature_out_of_the_fight_is_read_when_a_round_needs_it(monke
     assert json.dumps(kept) == json.dumps(fresh)
     assert any(e["kind"] == "damage" and e["source"] == "b7" and e["target"] == "a8"
                for e in kept)
+
+
+def _worked_out(cache: volley_columns.VolleyCache, rows: list[int]) -> list[tuple]:
+    outputs = volley_columns.OUTPUTS
+    return [(tuple(cache.table[outputs, row].tolist()),
+             tuple(cache.learned_plain[:, row].tolist()), tuple(cache.floats[:, row].tolist()))
+            for row in rows]
+
+
+@pytest.mark.parametrize("most", [1, 3, 1 << 16])
+def test_rows_alike_share_their_worked_out_columns_and_a_change_is_worked_out(
+        monkeypatch, most: int) -> None:
+    """The worked-out columns of a row come from the first row of the same inputs
+    (`Derived`): for the mixed battle's creatures they are what working each row out on
+    its own gives; a creature whose input changed (a skill learned, a position, gear) is
+    worked out again; the store emptied at its bound (`MOST`) changes no value."""
+    monkeypatch.setattr(volley_columns.Derived, "MOST", most)
+    world = world_from_text(battle_text(), seed=1)
+    try:
+        sheets = sorted(world.sheets.values(), key=lambda sheet: sheet.spawn.number)
+        cache = volley_columns.VolleyCache(world)
+        rows = cache.rows_for(world, [sheet.entity for sheet in sheets]).tolist()
+        assert len(cache.derived.index) < len(rows) or most < len(rows)  # shared keys
+        alone = []
+        for sheet in sheets:  # each creature in a cache of its own: nothing shared
+            own = volley_columns.VolleyCache(world)
+            own.type_names, own.type_code = list(cache.type_names), dict(cache.type_code)
+            alone += _worked_out(own, own.rows_for(world, [sheet.entity]).tolist()[:1])
+        assert _worked_out(cache, rows) == alone
+        first = sheets[0]
+        before = _worked_out(cache, [cache.row_of[first.entity]])
+        first.skills.learned["second_attack"] = 90
+        first.vitals.position = "resting"
+        cache.reread(world, [cache.row_of[first.entity]])
+        after = _worked_out(cache, [cache.row_of[first.entity]])
+        traits = list(volley_columns.OUTPUTS).index(volley_columns.COLUMN["traits"])
+        assert after[0][0][traits] != before[0][0][traits]
+        fresh = volley_columns.VolleyCache(world)
+        fresh.type_names, fresh.type_code = list(cache.type_names), dict(cache.type_code)
+        assert after == _worked_out(fresh, fresh.rows_for(world, [first.entity]).tolist()[:1])
+    finally:
+        world.close()

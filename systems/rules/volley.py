@@ -42,6 +42,7 @@ the scalar path's for the same seed but is the same for every run of that seed.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from heapq import heappop, heappush
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -155,7 +156,7 @@ class Plan:
         self.turn_at = np.full(first + len(order), -1, dtype=np.int64)
         self.chosen = np.zeros(0, dtype=np.int64)
         self.touched = np.zeros(cache.count, dtype=bool)
-        self.any_touched = False
+        self.blocked: list[int] = []  # a heap of the turns whose fighter or target is touched
         self.changed = np.zeros(cache.count, dtype=bool)  # to flush: hp, move, move_pulse
         self.unflushed = False  # whether a row is marked in `changed`
         self.events: BlowEvents | None = None
@@ -179,6 +180,12 @@ class Plan:
         self.turn_at[self.chosen] = np.arange(len(chosen))
         self.attacker = order[chosen]
         self.victim = target[chosen]
+        # Each row's turns, for `touch_entities`: as the fighter (one at most) and as the
+        # target (the turns aimed at it, in order).
+        self.attacker_turn = np.full(cache.count, -1, dtype=np.int64)
+        self.attacker_turn[self.attacker] = np.arange(len(chosen))
+        self.by_victim = np.argsort(self.victim, kind="stable")
+        self.victims_sorted = self.victim[self.by_victim]
         self.hp = cache.table[HP, :cache.count]  # a view: the columns are written through
         self.no_foe = cols.target < 0
         if not len(chosen):
@@ -241,24 +248,36 @@ class Plan:
         """These creatures were named by what a turn off the vectorised path logged: it
         may have changed them (a kill ends the fights of those fighting the dead, and
         stands them down from fighting: R-ACT-2), so their later turns, and the blows
-        aimed at them, are walked singly."""
+        aimed at them, are walked singly: each newly touched row's turns go on the heap
+        `run_length` stops at."""
         row_of, touched = self.cache.row_of, self.touched
         for entity in entities:
             row = row_of.get(entity)
-            if row is not None and row < len(touched):
+            if row is not None and row < len(touched) and not touched[row]:
                 touched[row] = True
-                self.any_touched = True
+                if len(self.chosen):
+                    self._block(row)
+
+    def _block(self, row: int) -> None:
+        blocked = self.blocked
+        turn = int(self.attacker_turn[row])
+        if turn >= 0:
+            heappush(blocked, turn)
+        low, high = np.searchsorted(self.victims_sorted, (row, row + 1)).tolist()
+        for turn in self.by_victim[low:high].tolist():
+            heappush(blocked, turn)
 
     def run_length(self, turn: int) -> int:
         """How many turns from `turn` on can be applied in bulk: consecutive in the round,
         fighter and target untouched, and no blow among them bringing a target to 0 hit
         points or below (a death or a ladder fall is walked on its own)."""
         limit = min(int(self.next_stop[turn]) - turn, WINDOW)
-        if limit and self.any_touched:
-            end = turn + limit
-            touched = self.touched[self.attacker[turn:end]] | self.touched[self.victim[turn:end]]
-            if touched.any():
-                limit = int(np.argmax(touched))
+        blocked = self.blocked
+        if limit and blocked:
+            while blocked and blocked[0] < turn:  # turns walked already
+                heappop(blocked)
+            if blocked and blocked[0] - turn < limit:
+                limit = blocked[0] - turn
         return limit
 
     def apply(self, world: World, turn: int, count: int) -> None:
@@ -275,13 +294,23 @@ class Plan:
         changed = self.changed
         size = len(changed)  # the rows when the plan was made (every row it names)
         victims, dam = self.blow_victim[b0:b1], self.dam[b0:b1]
+        attackers = self.blow_attacker[b0:b1]
+        cost = self.player_cost
+        self.unflushed = True
+        if (b1 - b0) * SCATTER_SHARE < size:  # a few blows: scatter them (subtract.at
+            # sums a row's repeats), and mark the rows whose hit points or movement change
+            np.subtract.at(table[HP], victims, dam)
+            changed[victims[dam != 0]] = True
+            paid = cost[attackers]
+            if paid.any():  # plain players never run out mid-round
+                np.subtract.at(table[MOVE], attackers, paid)
+                changed[attackers[paid != 0]] = True
+            return
         # Whole columns (adding 0 changes nothing): no gathers, no scatters.
         hurt = np.bincount(victims, weights=dam, minlength=size).astype(np.int64)
         table[HP, :size] -= hurt
         np.logical_or(changed, hurt, out=changed)  # a row whose hit points changed
-        self.unflushed = True
-        attackers = self.blow_attacker[b0:b1]
-        paid = np.bincount(attackers, minlength=size) * self.player_cost[:size]
+        paid = np.bincount(attackers, minlength=size) * cost[:size]
         if paid.any():  # plain players never run out mid-round
             table[MOVE, :size] -= paid
             np.logical_or(changed, paid, out=changed)
@@ -345,6 +374,7 @@ class Plan:
 
 
 WINDOW = 1 << 30  # the most turns applied in one bulk run (tests make it small)
+SCATTER_SHARE = 16  # a bulk run of fewer blows than the rows / this scatters (`Plan.apply`)
 HP, MOVE, MOVE_PULSE = COLUMN["hp"], COLUMN["move"], COLUMN["move_pulse"]
 
 

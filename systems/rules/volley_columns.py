@@ -28,7 +28,10 @@ persistent columns"):
 Lag (daze) is read from the lag table every round, never cached.
 
 Values derived from a creature's numbers (effective skills with daze, armor per column,
-masks...) are worked out for all rows at once with the scalar rules' integer rounding.
+masks...) are worked out for all rows at once with the scalar rules' integer rounding,
+once per distinct row of inputs (`Derived`): rows alike (a thousand copies of a duel, an
+army's ranks of one template) take the values of the first, and a creature read again
+with the same inputs takes its own.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from itertools import chain, repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -136,6 +139,20 @@ FLOATS = ("plain_acc", "ev_base")
 FLOAT = {name: i for i, name in enumerate(FLOATS)}
 NAMES = (*_NUMBERS, *_STATIC_FIELDS, *_DERIVED)
 COLUMN = {name: i for i, name in enumerate(NAMES)}
+# Read off the sheet and read by no worked-out column (`VolleyCache._derive`): what changes
+# round to round, and what tells one creature from another.
+UNUSED = ("hp", "move", "move_pulse", "x", "y", "entity", "spawn", "slot")
+# The columns the worked-out ones are made from (with the learned skills): those read off
+# the sheet but UNUSED, and those `read` takes from its objects. Equal inputs, equal
+# worked-out values: a row's inputs key its worked-out values (`Derived`).
+INPUTS = np.array([COLUMN[name] for name in (*_NUMBERS, *_STATIC_FIELDS, "type_code", "rank",
+                                            "affects", "second", "sluggish", "weapon_learned")
+                   if name not in UNUSED], dtype=np.int64)
+# What `_derive` works out: every column of _DERIVED but the inputs and `target` (whom a
+# row fights, by `resolve`).
+OUTPUTS = np.array([COLUMN[name] for name in _DERIVED
+                    if name not in ("type_code", "rank", "affects", "second", "sluggish",
+                                    "weapon_learned", "target")], dtype=np.int64)
 
 class StaticRows:
     """The numbers the immutable parts of a sheet give, one table row per distinct
@@ -332,6 +349,45 @@ class Columns:
         return self.raw["modify_level"]
 
 
+class Derived:
+    """The worked-out columns of each distinct row of inputs seen (`INPUTS` and the learned
+    skills, as bytes): a thousand copies of a duel, or an army's ranks of one template,
+    are worked out once, not row by row. Kept with the cache (the content it was worked
+    out with); emptied past `MOST` distinct rows."""
+
+    MOST = 1 << 16
+
+    __slots__ = ("floats", "index", "learned", "values")
+
+    def __init__(self) -> None:
+        self.index: dict[bytes, int] = {}
+        self.values = np.zeros((len(OUTPUTS), 0), dtype=np.int64)
+        self.learned = np.zeros((len(SKILLS), 0), dtype=np.int64)
+        self.floats = np.zeros((len(FLOATS), 0), dtype=np.float64)
+
+    def keys(self, table: np.ndarray, learned: np.ndarray, rows: np.ndarray) -> list[bytes]:
+        """Each row's inputs as bytes (`learned`: the rows' learned skills)."""
+        block = np.ascontiguousarray(np.vstack((table[INPUTS[:, None], rows], learned)).T)
+        keys = block.view(np.dtype((np.void, block.shape[1] * 8))).ravel().tolist()
+        return cast("list[bytes]", keys)  # a void array's items are bytes
+
+    def make_room(self, rows: int) -> None:
+        """Before a read of this many rows: start afresh if they could take the store past
+        its bound (a read's own rows are all kept, however many)."""
+        if self.index and len(self.index) + rows > self.MOST:
+            self.__init__()  # type: ignore[misc]
+
+    def keep(self, keys: list[bytes], table: np.ndarray, learned_plain: np.ndarray,
+             floats: np.ndarray, rows: np.ndarray) -> None:
+        """Keep these rows' worked-out values under their keys (new keys, one row each)."""
+        first = len(self.index)
+        for offset, key in enumerate(keys):
+            self.index[key] = first + offset
+        self.values = np.concatenate((self.values, table[OUTPUTS[:, None], rows]), axis=1)
+        self.learned = np.concatenate((self.learned, learned_plain[:, rows]), axis=1)
+        self.floats = np.concatenate((self.floats, floats[:, rows]), axis=1)
+
+
 class VolleyCache:
     """The persistent columns of the vectorised round (module docstring): one row per
     creature ever read, kept up to date by write-through and dirty marks."""
@@ -341,6 +397,7 @@ class VolleyCache:
         self.content = world.content
         self.creatures = len(world.by_id)
         self.static = StaticRows()
+        self.derived = Derived()
         self.row_of: dict[int, int] = {}
         self.sheets: list[Sheet] = []
         self.vitals: list[Any] = []         # each row's Vitals component
@@ -510,7 +567,9 @@ class VolleyCache:
                 self.unresolved.discard(row)
 
     def read(self, world: World, sheets: list[Sheet], rows: np.ndarray) -> None:
-        """Read these creatures into their rows (C-level getters, then look-up tables)."""
+        """Read these creatures into their rows (C-level getters, then look-up tables);
+        the worked-out columns of inputs seen before come from `Derived`, the rest are
+        worked out (`_derive`) and kept there."""
         n = len(sheets)
         if not n:
             return
@@ -547,6 +606,38 @@ class VolleyCache:
         put("sluggish", [d.get("sluggish", 0) if d else 0 for d in degrees])
         put("weapon_learned", [k.get(name, -1) for k, name in
                                zip(learned_dicts, weapon_skills, strict=True)])
+        # The skills a blow reads, skill by skill (0: never learned), C-level look-ups.
+        learned = np.empty((len(SKILLS), n), dtype=np.int64)
+        for index, name in enumerate(SKILLS):
+            learned[index] = np.fromiter(map(dict.get, learned_dicts, repeat(name),
+                                             repeat(0)), dtype=np.int64, count=n)
+        self.learned_raw[:, rows] = learned
+        derived = self.derived
+        derived.make_room(n)
+        keys = derived.keys(table, learned, rows)
+        known = derived.index
+        new: dict[bytes, int] = {}
+        for i, key in enumerate(keys):
+            if key not in known and key not in new:
+                new[key] = i
+        if new:
+            fresh = rows[list(new.values())]
+            self._derive(world, fresh)
+            derived.keep(list(new), table, self.learned_plain, self.floats, fresh)
+            if len(new) == n:  # every row worked out just now
+                return
+        found = np.fromiter(map(known.__getitem__, keys), dtype=np.int64, count=n)
+        table[OUTPUTS[:, None], rows] = derived.values[:, found]
+        self.learned_plain[:, rows] = derived.learned[:, found]
+        self.floats[:, rows] = derived.floats[:, found]
+
+    def _derive(self, world: World, rows: np.ndarray) -> None:
+        """The worked-out columns of these rows, from what `read` put in their inputs."""
+        table = self.table
+
+        def put(name: str, values: Any) -> None:
+            table[COLUMN[name], rows] = values
+
         put("modify_level", table[COLUMN["level"], rows] + table[COLUMN["remorts"], rows])
         col = table[:, rows]
         for column in ARMOR_COLUMNS:  # own points plus the gear's (Sheet.armor)
@@ -560,13 +651,7 @@ class VolleyCache:
         put("str_dam", np.asarray(stats.str_.damage, dtype=np.int64)[strength])
         put("dex_def", np.asarray(stats.dex.defensive, dtype=np.int64)[
             stat_index(col[COLUMN["dexterity"]])])
-        # The skills a blow reads, skill by skill (0: never learned), C-level look-ups.
-        learned = np.empty((len(SKILLS), n), dtype=np.int64)
-        for index, name in enumerate(SKILLS):
-            learned[index] = np.fromiter(map(dict.get, learned_dicts, repeat(name),
-                                             repeat(0)), dtype=np.int64, count=n)
-        self.learned_raw[:, rows] = learned
-        self.learned_plain[:, rows] = effective_many(learned, False)
+        self.learned_plain[:, rows] = effective_many(self.learned_raw[:, rows], False)
         ok, chances = defence_bases(world, self.learned_plain[:, rows],
                                     {name: table[COLUMN[name], rows] for name in
                                      ("player", "profession", "dexterity", "npc_defences")})
