@@ -611,3 +611,61 @@ def test_a_run_stops_at_the_first_turn_of_a_touched_fighter_or_target(monkeypatc
     for u in SWEEP[::13]:
         run_pinned(siege_text(), "auto", u, pulses=61)
     assert 0 in seen and any(limit > 1 for limit in seen)
+
+
+def _flushed(monkeypatch: pytest.MonkeyPatch, narrow: bool, seed: int, packed: bool
+             ) -> tuple[list[dict], dict]:
+    """A siege, or forty duels packed in one World, with the narrow flush or without."""
+    from affray.data.scenario import builtin_scenario
+    from affray.runners.batch import prepare
+    from affray.runners.packing import build_pack, pack_job
+
+    if narrow:
+        monkeypatch.undo()
+    else:
+        monkeypatch.setattr(volley, "_engine_only", lambda world: False)
+    if packed:
+        job = pack_job(prepare(builtin_scenario("duel")), 40)
+        world = build_pack(job, 40, seed)
+    else:
+        world = world_from_text(siege_text(), seed=seed)
+    try:
+        world.run(until="settled")
+        return [event.to_dict() for event in world.events], world.snapshot()
+    finally:
+        world.close()
+
+
+def test_a_plain_turn_walked_singly_flushes_its_two_rows_and_changes_nothing(monkeypatch
+                                                                             ) -> None:
+    """R-DMG-2, R-ACT-2: before a plain turn walked singly (one that may kill, or a
+    touched one) only its fighter's and target's hit points and movement are written to
+    the components, when nothing but the engine runs in it (`_engine_only`); a siege of
+    deaths every round, and forty duels packed, write the same log and end in the same
+    snapshot as with every changed row written first. A game's `emit` or log type of
+    its own gets every row written (it could read any creature)."""
+    for seed in range(4):
+        for packed in (False, True):
+            narrow = _flushed(monkeypatch, True, seed, packed)
+            assert narrow == _flushed(monkeypatch, False, seed, packed), f"seed {seed}"
+    monkeypatch.undo()
+    assert any(event["kind"] == "death" for event in narrow[0])
+    world = world_from_text(siege_text(), seed=1)
+    try:
+        assert volley._engine_only(world)
+
+        class Watching(type(world)):  # type: ignore[misc]
+            def emit(self, event):  # type: ignore[no-untyped-def]
+                super().emit(event)
+
+        world.__class__ = Watching
+        assert not volley._engine_only(world)
+        world.__class__ = Watching.__mro__[1]
+
+        class GameLog(list):
+            pass
+
+        world.events = GameLog(world.events)
+        assert not volley._engine_only(world)
+    finally:
+        world.close()

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from affray.core.collector import collector_paused
-from affray.core.event_log import log_lazily
+from affray.core.event_log import EventLog, log_lazily
 from affray.core.events import Damage, Defended, Immune, Miss
 from affray.systems.rules.blow import pay_movement, regained_move
 from affray.systems.rules.damage import inflict
@@ -343,6 +343,19 @@ class Plan:
         if start < b1:
             log_blows(world, self.events, start, b1)
 
+    def flush_rows(self, *rows: int) -> None:
+        """`flush` for these rows alone (a turn walked singly that reads no other
+        creature's hit points or movement: volley_round's `_engine_only`); the rest stay
+        marked for the next flush."""
+        changed, table, vitals = self.changed, self.cache.table, self.cache.vitals
+        for row in rows:
+            if changed[row]:
+                changed[row] = False
+                record = vitals[row]
+                record.hp = int(table[HP, row])
+                record.move = int(table[MOVE, row])
+                record.move_pulse = int(table[MOVE_PULSE, row])
+
     def flush(self) -> None:
         """Write what the bulk turns changed into the components (class docstring)."""
         if not self.unflushed:  # nothing since the last flush (turns walked singly)
@@ -562,6 +575,7 @@ def volley_round(world: World) -> None:
     sheets = cache.sheets
     plan = Plan(world, cache, order, 0, hooky)
     events = world.events
+    narrow = not any(rules.hooks.values()) and _engine_only(world)  # no hook of any kind
     replans = 0
     index = 0
     total = len(order)
@@ -581,11 +595,16 @@ def volley_round(world: World) -> None:
             index += 1
             continue
         if turn >= 0:
-            victim = plan.sheets[int(plan.victim[turn])]
-            plan.flush()
+            row_v = int(plan.victim[turn])
+            victim = plan.sheets[row_v]
+            if narrow:
+                plan.flush_rows(int(order[index]), row_v)
+            else:
+                plan.flush()
             start = len(events)
             walked = _vector_turn(world, plan, turn, fighter)
             if walked is None:
+                plan.flush()
                 fighter_turn(world, fighter)
             if walked is not BLOWS_ONLY:  # its blows name only the two, touched below
                 plan.touch_entities(cache.note_events(world, start))
@@ -610,6 +629,19 @@ def volley_round(world: World) -> None:
         index += 1
     plan.flush()
     _fighting_after(world, cache, plan, fresh)
+
+
+def _engine_only(world: World) -> bool:
+    """Whether nothing but the engine's own code runs in a plain turn walked singly (with
+    no hook registered, which the caller asks): no game's `World.emit` nor log type of
+    its own (either could read any creature). Then
+    such a turn reads and writes the hit points and movement of its fighter and target
+    alone (the blows, `damage.inflict`, a death: the dead's foes are stood down and
+    re-engaged by their position and fight, never their hit points or movement), so
+    only those two rows are flushed before it (`Plan.flush_rows`)."""
+    from affray.core.world import World
+
+    return type(world).emit is World.emit and type(world.events) in (EventLog, list)
 
 
 def _sorted_rows(world: World, cache: VolleyCache) -> np.ndarray:
