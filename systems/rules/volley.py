@@ -204,6 +204,8 @@ class Plan:
             self.turn_dam = np.where(self.stop > self.start, self.turn_dam, 0)
         self.player_cost = cols.blow_cost
         self.positions = cols.positions
+        # Whether a blow's target may fight no one yet (rows only ever leave `no_foe`)
+        self.free_targets = bool(self.no_foe[blows.victim].any())
         self._breaks()
         self.events = BlowEvents(world, cols, blows)
 
@@ -320,6 +322,9 @@ class Plan:
         whatever the blow did), its `fight` event right after that blow's, as on the
         scalar path."""
         assert self.events is not None
+        if not self.free_targets:  # every target fights someone: nothing to engage
+            log_blows(world, self.events, b0, b1)
+            return
         victims = self.blow_victim[b0:b1]
         free = self.no_foe[victims]
         if not free.any():
