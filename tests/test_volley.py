@@ -613,9 +613,10 @@ def test_a_run_stops_at_the_first_turn_of_a_touched_fighter_or_target(monkeypatc
     assert 0 in seen and any(limit > 1 for limit in seen)
 
 
-def _flushed(monkeypatch: pytest.MonkeyPatch, narrow: bool, seed: int, packed: bool
+def _flushed(monkeypatch: pytest.MonkeyPatch, narrow: bool, seed: int, packed: str | None
              ) -> tuple[list[dict], dict]:
-    """A siege, or forty duels packed in one World, with the narrow flush or without."""
+    """A siege, or twelve copies of a built-in packed in one World, with the narrow
+    flush or without."""
     from affray.data.scenario import builtin_scenario
     from affray.runners.batch import prepare
     from affray.runners.packing import build_pack, pack_job
@@ -624,9 +625,12 @@ def _flushed(monkeypatch: pytest.MonkeyPatch, narrow: bool, seed: int, packed: b
         monkeypatch.undo()
     else:
         monkeypatch.setattr(volley, "_engine_only", lambda world: False)
+    # every round vectorised, however few fight (a pack of twelve duels has 24 fighters)
+    monkeypatch.setattr(volley, "wanted", lambda world, fighters: (
+        world.vectorise == "auto" and volley.registries_plain(world)))
     if packed:
-        job = pack_job(prepare(builtin_scenario("duel")), 40)
-        world = build_pack(job, 40, seed)
+        job = pack_job(prepare(builtin_scenario(packed)), 12)
+        world = build_pack(job, 12, seed)
     else:
         world = world_from_text(siege_text(), seed=seed)
     try:
@@ -638,14 +642,15 @@ def _flushed(monkeypatch: pytest.MonkeyPatch, narrow: bool, seed: int, packed: b
 
 def test_a_plain_turn_walked_singly_flushes_its_two_rows_and_changes_nothing(monkeypatch
                                                                              ) -> None:
-    """R-DMG-2, R-ACT-2: before a plain turn walked singly (one that may kill, or a
-    touched one) only its fighter's and target's hit points and movement are written to
+    """R-DMG-2, R-ACT-2: before a turn walked singly (a plain one that may kill or was
+    touched, or one on the scalar path: a player down the hit point ladder, its
+    attacker) only its fighter's and target's hit points and movement are written to
     the components, when nothing but the engine runs in it (`_engine_only`); a siege of
-    deaths every round, and forty duels packed, write the same log and end in the same
-    snapshot as with every changed row written first. A game's `emit` or log type of
+    deaths every round, and twelve duels or ambushes packed, write the same log and end
+    in the same snapshot as with every changed row written first. A game's `emit` or log type of
     its own gets every row written (it could read any creature)."""
-    for seed in range(4):
-        for packed in (False, True):
+    for packed, seeds in ((None, 4), ("duel", 3), ("ambush", 1)):
+        for seed in range(seeds):
             narrow = _flushed(monkeypatch, True, seed, packed)
             assert narrow == _flushed(monkeypatch, False, seed, packed), f"seed {seed}"
     monkeypatch.undo()
@@ -669,3 +674,32 @@ def test_a_plain_turn_walked_singly_flushes_its_two_rows_and_changes_nothing(mon
         assert not volley._engine_only(world)
     finally:
         world.close()
+
+
+def test_a_scalar_turn_on_a_target_hurt_in_bulk_keeps_every_blow_r_dmg_1() -> None:
+    from affray.core.events import Damage
+
+    """R-DMG-1: a target hurt by a bulk run earlier in the round (V, by A) and then by a
+    turn on the scalar path (B: immortal, so never plain) has its row written before
+    that turn: after each round its hit points are its start less every damage event
+    aimed at it, none lost to a later write of the columns."""
+    text = ('name = "stale"\npulses = 40\n[map]\nrows = [".....", ".....", "....."]\n'
+            + creature("a", (1, 1), "v", 'template = "orc_brute"\nhp = 400')
+            + creature("v", (2, 1), "a", 'template = "orc_brute"\nhp = 900')
+            + creature("b", (3, 1), "v", 'template = "orc_brute"\nhp = 400\nimmortal = true')
+            + "[content.fight]\nvectorise_min_fighters = 2\n")
+    by_b = 0
+    for seed in range(6):
+        world = world_from_text(text, seed=seed)
+        try:
+            start = world.sheet("v").vitals.hp
+            for _ in range(10):
+                world.run(3)
+                taken = sum(event.amount for event in world.events
+                            if isinstance(event, Damage) and event.target == "v")
+                assert world.sheet("v").vitals.hp == start - taken, f"seed {seed}"
+            by_b += sum(isinstance(event, Damage) and event.source == "b" and event.amount > 0
+                        for event in world.events)
+        finally:
+            world.close()
+    assert by_b  # B landed blows: the case was played

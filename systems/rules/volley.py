@@ -618,7 +618,11 @@ def volley_round(world: World) -> None:
             continue
         target = fighter.combat.fighting
         victim = world.sheets.get(world.by_id[target]) if target in world.by_id else None
-        plan.flush()
+        row_v = cache.row_of.get(victim.entity, -1) if victim is not None else -1
+        if narrow and 0 <= row_v < len(plan.changed):
+            plan.flush_rows(int(order[index]), row_v)  # a melee turn reads these two alone
+        else:
+            plan.flush()
         start = len(events)
         fighter_turn(world, fighter)
         plan.touch_entities(cache.note_events(world, start))
@@ -637,13 +641,13 @@ def volley_round(world: World) -> None:
 
 
 def _engine_only(world: World) -> bool:
-    """Whether nothing but the engine's own code runs in a plain turn walked singly (with
-    no hook registered, which the caller asks): no game's `World.emit` nor log type of
-    its own (either could read any creature). Then
-    such a turn reads and writes the hit points and movement of its fighter and target
-    alone (the blows, `damage.inflict`, a death: the dead's foes are stood down and
-    re-engaged by their position and fight, never their hit points or movement), so
-    only those two rows are flushed before it (`Plan.flush_rows`)."""
+    """Whether nothing but the engine's own code runs in a turn walked singly (with no
+    hook registered, which the caller asks): no game's `World.emit` nor log type of its
+    own (either could read any creature). Then a melee turn, plain or on the scalar
+    path, reads and writes the hit points and movement of its fighter and target alone
+    (its blows, `damage.inflict`, a stun's check, standing up, a death: the dead's foes
+    are stood down and re-engaged by their position and fight, never their hit points
+    or movement), so only those two rows are flushed before it (`Plan.flush_rows`)."""
     from affray.core.world import World
 
     return type(world).emit is World.emit and type(world.events) in (EventLog, list)
