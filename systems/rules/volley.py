@@ -41,6 +41,7 @@ the scalar path's for the same seed but is the same for every run of that seed.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from heapq import heappop, heappush
 from itertools import repeat
@@ -184,8 +185,9 @@ class Plan:
         # target (the turns aimed at it, in order).
         self.attacker_turn = np.full(cache.count, -1, dtype=np.int64)
         self.attacker_turn[self.attacker] = np.arange(len(chosen))
-        self.by_victim = np.argsort(self.victim, kind="stable")
-        self.victims_sorted = self.victim[self.by_victim]
+        by_victim = np.argsort(self.victim, kind="stable")
+        self.by_victim: list[int] = by_victim.tolist()  # lists: `_block` bisects them
+        self.victims_sorted: list[int] = self.victim[by_victim].tolist()
         self.hp = cache.table[HP, :cache.count]  # a view: the columns are written through
         self.no_foe = cols.target < 0
         if not len(chosen):
@@ -265,8 +267,9 @@ class Plan:
         turn = int(self.attacker_turn[row])
         if turn >= 0:
             heappush(blocked, turn)
-        low, high = np.searchsorted(self.victims_sorted, (row, row + 1)).tolist()
-        for turn in self.by_victim[low:high].tolist():
+        victims = self.victims_sorted
+        low = bisect_left(victims, row)
+        for turn in self.by_victim[low:bisect_left(victims, row + 1, low)]:
             heappush(blocked, turn)
 
     def run_length(self, turn: int) -> int:
