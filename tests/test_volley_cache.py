@@ -15,6 +15,7 @@ import contextlib
 import json
 from itertools import count
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -534,5 +535,31 @@ def test_rows_alike_share_their_worked_out_columns_and_a_change_is_worked_out(
         fresh = volley_columns.VolleyCache(world)
         fresh.type_names, fresh.type_code = list(cache.type_names), dict(cache.type_code)
         assert after == _worked_out(fresh, fresh.rows_for(world, [first.entity]).tolist()[:1])
+    finally:
+        world.close()
+
+
+def test_the_worked_out_store_grows_without_losing_a_row() -> None:
+    """`Derived` keeps every key's columns as it grows past its first room (64 keys),
+    chunk after chunk, each key's columns those it was kept with."""
+    world = world_from_text(battle_text(), seed=1)
+    try:
+        cache = volley_columns.VolleyCache(world)
+        rows = cache.rows_for(world, list(world.sheets)).tolist()
+        store = volley_columns.Derived()
+        kept: dict[bytes, int] = {}
+        for chunk in range(5):  # 5 x 40 keys, each naming a row of the cache
+            picked = [rows[(chunk * 40 + i) % len(rows)] for i in range(40)]
+            keys = [f"{chunk}-{i}".encode() for i in range(40)]
+            store.keep(keys, cache.table, cache.learned_plain, cache.floats,
+                       np.array(picked, dtype=np.int64))
+            kept.update(zip(keys, picked, strict=True))
+        assert len(store.index) == 200 and store.values.shape[1] >= 200
+        outputs = volley_columns.OUTPUTS
+        for key, row in kept.items():
+            at = store.index[key]
+            assert store.values[:, at].tolist() == cache.table[outputs, row].tolist()
+            assert store.learned[:, at].tolist() == cache.learned_plain[:, row].tolist()
+            assert store.floats[:, at].tolist() == cache.floats[:, row].tolist()
     finally:
         world.close()

@@ -361,9 +361,10 @@ class Derived:
 
     def __init__(self) -> None:
         self.index: dict[bytes, int] = {}
-        self.values = np.zeros((len(OUTPUTS), 0), dtype=np.int64)
-        self.learned = np.zeros((len(SKILLS), 0), dtype=np.int64)
-        self.floats = np.zeros((len(FLOATS), 0), dtype=np.float64)
+        # Columns by key index, with room to grow (doubled when full, never copied per key)
+        self.values = np.zeros((len(OUTPUTS), 64), dtype=np.int64)
+        self.learned = np.zeros((len(SKILLS), 64), dtype=np.int64)
+        self.floats = np.zeros((len(FLOATS), 64), dtype=np.float64)
 
     def keys(self, table: np.ndarray, learned: np.ndarray, rows: np.ndarray) -> list[bytes]:
         """Each row's inputs as bytes (`learned`: the rows' learned skills)."""
@@ -381,11 +382,19 @@ class Derived:
              floats: np.ndarray, rows: np.ndarray) -> None:
         """Keep these rows' worked-out values under their keys (new keys, one row each)."""
         first = len(self.index)
+        stop = first + len(keys)
+        if stop > self.values.shape[1]:
+            capacity = max(stop, 2 * self.values.shape[1])
+            for name in ("values", "learned", "floats"):
+                old = getattr(self, name)
+                grown = np.zeros((old.shape[0], capacity), dtype=old.dtype)
+                grown[:, :first] = old[:, :first]
+                setattr(self, name, grown)
         for offset, key in enumerate(keys):
             self.index[key] = first + offset
-        self.values = np.concatenate((self.values, table[OUTPUTS[:, None], rows]), axis=1)
-        self.learned = np.concatenate((self.learned, learned_plain[:, rows]), axis=1)
-        self.floats = np.concatenate((self.floats, floats[:, rows]), axis=1)
+        self.values[:, first:stop] = table[OUTPUTS[:, None], rows]
+        self.learned[:, first:stop] = learned_plain[:, rows]
+        self.floats[:, first:stop] = floats[:, rows]
 
 
 class VolleyCache:
