@@ -146,9 +146,11 @@ class Plan:
     Rows are rows of the plan's `VolleyCache`; turns are indexes into the round.
 
     What the bulk turns change (hit points, movement) goes into the columns at once and
-    into the components by `flush`, which the round calls before any code that reads the
-    components (a scalar or singly walked turn) and at its end: each changed creature is
-    written once per stretch of bulk turns, not once per change."""
+    into the components by `flush`, which the round calls before any code that may read
+    any creature's components and at its end, or by `flush_rows` for the fighter and
+    target alone before a melee turn walked singly when only the engine's code runs in it
+    (`_engine_only`): each changed creature is written once per stretch of bulk turns,
+    not once per change."""
 
     def __init__(self, world: World, cache: VolleyCache, order: np.ndarray, first: int,
                  hooky: bool) -> None:
